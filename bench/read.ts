@@ -1,0 +1,108 @@
+/**
+ * npm run bench:read — read latency against the targets of the reads issue.
+ * Seeds a data directory once (cached in .bench-cache/, reused while the seed version matches):
+ * 2,000 runs × 10 metrics × 1,000 steps, plus one run with a single 5,000,000-point metric,
+ * written through the Store directly (seeding is not what is measured). Then starts the real
+ * server on it and times repeated requests over keep-alive HTTP from this process.
+ * Environment: BENCH_REQUESTS (default 60 per endpoint).
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { createOrganizationWithKey } from "../src/services/accounts.js";
+import { SqliteStore } from "../src/store/sqlite/index.js";
+import { ApiClient } from "../test/helpers/client.js";
+import { spawnServer } from "../test/helpers/start-server.js";
+import { peakRssMb, percentile, printFigures, type Figure } from "./lib/report.js";
+
+const SEED_VERSION = "read-v1";
+const CACHE = fileURLToPath(new URL(`../.bench-cache/${SEED_VERSION}/`, import.meta.url));
+const RUNS = 2000;
+const METRICS = ["train/loss", "train/acc", "train/grad_norm", "train/lr", "val/loss", "val/acc", "val/f1", "sys/gpu_util", "sys/mem", "throughput"];
+const STEPS = 1000;
+const LONG_POINTS = 5_000_000;
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 60);
+const TAGS = ["baseline", "ablation", "sweep", "prod", "debug"];
+
+async function seed(): Promise<string> {
+  if (existsSync(CACHE + "key.txt")) return (await import("node:fs")).readFileSync(CACHE + "key.txt", "utf8").trim();
+  rmSync(CACHE, { recursive: true, force: true });
+  mkdirSync(CACHE, { recursive: true });
+  const store = SqliteStore.open(CACHE);
+  const started = Date.now();
+  const { organization, key } = await createOrganizationWithKey(store, "bench", { now: () => Date.now() });
+  const actor = { userId: null, apiKeyId: null };
+  for (let r = 0; r < RUNS; r++) {
+    const config = { lr: [0.1, 0.01, 0.001, 0.0001][r % 4], batch_size: [32, 64, 128][r % 3], optimizer: r % 2 ? "adam" : "sgd", model: { depth: 10 + (r % 40) } };
+    const { run } = await store.createRun(organization.id, { projectName: "bench-read", name: `run-${r}`, tags: [TAGS[r % TAGS.length]!, `seed-${r % 7}`], config, now: started + r }, actor);
+    const steps = Array.from({ length: STEPS }, (_, s) => s);
+    const series = METRICS.map((logName, m) => ({
+      logName,
+      steps,
+      values: steps.map((s) => Math.exp(-s / (200 + r)) * (1 + m) + Math.sin(s + r) * 0.01),
+      times: steps.map((s) => started + s * 1000),
+    }));
+    await store.appendMetricPoints(organization.id, run.id, series, started);
+    if (r % 200 === 0) process.stdout.write(`\r  seeding runs ${r}/${RUNS}`);
+  }
+  const { run: long } = await store.createRun(organization.id, { projectName: "bench-long", name: "long", tags: [], now: started }, actor);
+  for (let from = 0; from < LONG_POINTS; from += 10_000) {
+    const steps = Array.from({ length: 10_000 }, (_, i) => from + i);
+    await store.appendMetricPoints(organization.id, long.id, [{ logName: "loss", steps, values: steps.map((s) => Math.exp(-s / 1e6) + Math.sin(s / 1000) * 0.1), times: steps.map((s) => started + s) }], started);
+    if (from % 500_000 === 0) process.stdout.write(`\r  seeding long series ${from}/${LONG_POINTS}   `);
+  }
+  await store.close();
+  writeFileSync(CACHE + "key.txt", key);
+  writeFileSync(CACHE + "long-run.txt", String(long.id));
+  console.log(`\r  seeded in ${((Date.now() - started) / 1000).toFixed(0)} s                    `);
+  return key;
+}
+
+async function time(client: ApiClient, path: string, query: Record<string, string | number>): Promise<{ p50: number; p99: number }> {
+  const run = async () => {
+    const t0 = performance.now();
+    const response = await client.get(path, query);
+    if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(response.body).slice(0, 300)}`);
+    return performance.now() - t0;
+  };
+  for (let i = 0; i < 10; i++) await run(); // warm-up: JIT and page cache, as a server in use would be
+  const samples = [];
+  for (let i = 0; i < REQUESTS; i++) samples.push(await run());
+  samples.sort((a, b) => a - b);
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+}
+
+execFileSync("npm", ["run", "build"], { stdio: "ignore" });
+console.log(`Read benchmark: ${RUNS} runs × ${METRICS.length} metrics × ${STEPS} steps + one ${LONG_POINTS.toLocaleString("en-US")}-point series; ${REQUESTS} requests per endpoint`);
+const key = await seed();
+const longRunId = Number((await import("node:fs")).readFileSync(CACHE + "long-run.txt", "utf8"));
+const server = await spawnServer(CACHE, ["--log-level", "error", "--stale-after", "0"]);
+const client = new ApiClient(server.url, key);
+const figures: Figure[] = [];
+try {
+  const firstRuns = (await client.get("/api/runs/leaderboard", { projectName: "bench-read", logName: "val/loss", limit: 100 })).body.runs.map((r: { runId: number }) => r.runId);
+  const cases: [string, string, Record<string, string | number>, number, number][] = [
+    ["/metrics 5M series, whole range", "/api/runs/metrics", { runId: longRunId, projectName: "bench-long", logName: "loss", limit: 1000 }, 50, 60],
+    ["/metrics 5M series, 10% window", "/api/runs/metrics", { runId: longRunId, projectName: "bench-long", logName: "loss", limit: 1000, stepMin: 2_000_000, stepMax: 2_499_999 }, 50, 60],
+    ["/statistics (10 metrics)", "/api/runs/statistics", { runId: firstRuns[0], projectName: "bench-read" }, 20, 60],
+    ...(["MIN", "MAX", "AVG", "LAST", "VARIANCE"].map((aggregation) => [`/leaderboard ${aggregation} over ${RUNS} runs`, "/api/runs/leaderboard", { projectName: "bench-read", logName: "val/loss", aggregation, limit: 20 }, 20, 60] as [string, string, Record<string, string | number>, number, number])),
+    ["/compare 100 runs", "/api/runs/compare", { runIds: firstRuns.join(","), projectName: "bench-read", logName: "val/loss" }, 20, 60],
+    ["/list config + summary + tags filter", "/api/runs/list", { projectName: "bench-read", limit: 50, filter: JSON.stringify({ $and: [{ "config.lr": { $lte: 0.01 } }, { "summaryMetrics.val/loss": { $lt: 2 } }, { tags: { $in: ["baseline", "sweep"] } }] }) }, 20, 60],
+    ["/metric-names", "/api/runs/metric-names", { projectName: "bench-read" }, 20, 60],
+  ];
+  for (const [name, path, query, p50Target, p99Target] of cases) {
+    try {
+      const { p50, p99 } = await time(client, path, query);
+      figures.push({ name: `${name} p50`, value: p50, unit: "ms", target: { bound: "max", value: p50Target } });
+      figures.push({ name: `${name} p99`, value: p99, unit: "ms", target: { bound: "max", value: p99Target } });
+    } catch (error) {
+      console.log(`  ${name}: FAILED — ${(error as Error).message}`);
+    }
+  }
+  figures.push({ name: "server peak RSS", value: peakRssMb(server.child.pid!) ?? NaN, unit: "MB" });
+} finally {
+  server.child.kill("SIGTERM");
+  await server.exited;
+}
+const met = printFigures("Results (client-observed latency over loopback keep-alive)", figures);
+console.log(met ? "\nAll targets met." : "\nSome targets missed.");

@@ -1,0 +1,75 @@
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import Fastify, { type FastifyInstance } from "fastify";
+import { randomUUID } from "node:crypto";
+import type { Config } from "./config.js";
+import type { Clock } from "./domain/time.js";
+import { authenticate } from "./http/auth.js";
+import { errorHandler, notFoundHandler } from "./http/errors.js";
+import { healthRoutes } from "./http/routes/health.js";
+import { ingestRoutes } from "./http/routes/ingest.js";
+import { logRoutes } from "./http/routes/logs.js";
+import { metricRoutes } from "./http/routes/metrics.js";
+import { statsRoutes } from "./http/routes/stats.js";
+import { projectRoutes } from "./http/routes/projects.js";
+import { runDetailRoutes } from "./http/routes/run-details.js";
+import { runWriteRoutes } from "./http/routes/runs.js";
+import type { Store } from "./store/store.js";
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+}
+
+/** 1 MiB outside the ingest routes (decisions §7): run writes are small; a larger body is a mistake. */
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** Builds the whole HTTP application from its dependencies; never listens (main and tests do). */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.config.logLevel === "silent" ? false : { level: deps.config.logLevel },
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    keepAliveTimeout: deps.config.keepAliveTimeoutMs,
+    requestIdHeader: "x-request-id",
+    genReqId: () => randomUUID(),
+    ajv: { customOptions: { removeAdditional: true, coerceTypes: "array", useDefaults: true, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setErrorHandler(errorHandler);
+  // Clients post some bodyless requests (POST /api/slug) with a JSON content type; an empty body is "no body".
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    if (body === "") done(null, undefined);
+    else parseJson(request, body as string, done);
+  });
+  app.setNotFoundHandler(notFoundHandler);
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "Stepwise API", version: "1.0.0", description: "Experiment tracking: runs, metrics, logs and files." },
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "API key (sw_...)" } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: "/api/docs" });
+  app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(healthRoutes(deps));
+  await app.register(async (api) => {
+    api.addHook("onRequest", authenticate(deps.store, deps.clock));
+    await api.register(projectRoutes(deps));
+    await api.register(runWriteRoutes(deps));
+    await api.register(runDetailRoutes(deps));
+    await api.register(ingestRoutes(deps));
+    await api.register(metricRoutes(deps));
+    await api.register(statsRoutes(deps));
+    await api.register(logRoutes(deps));
+  });
+  return app;
+}

@@ -1,0 +1,70 @@
+import { parseArgs } from "node:util";
+import { ConfigError } from "../config.js";
+import { DomainError } from "../domain/errors.js";
+import { configCommand } from "./commands/config.js";
+import { keysCommand } from "./commands/keys.js";
+import { orgsCommand } from "./commands/orgs.js";
+import { serveCommand } from "./commands/serve.js";
+import { UsageError, type Command } from "./command.js";
+
+const COMMANDS: Record<string, Command> = {
+  serve: serveCommand,
+  orgs: orgsCommand,
+  keys: keysCommand,
+  config: configCommand,
+};
+
+function mainHelp(): string {
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(8)} ${command.summary}`);
+  return `Usage: stepwise <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun 'stepwise <command> --help' for the options of a command.`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    console.log(mainHelp());
+    return name === undefined ? 1 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    console.error(`stepwise: unknown command '${name}'\n\n${mainHelp()}`);
+    return 2;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    console.log(command.usage);
+    return 0;
+  }
+  const options: Record<string, { type: "string" | "boolean" }> = {};
+  for (const option of command.valueOptions) options[option] = { type: "string" };
+  for (const option of command.switches ?? []) options[option] = { type: "boolean" };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    console.error(`stepwise ${name}: ${(error as Error).message}\n\n${command.usage}`);
+    return 2;
+  }
+  try {
+    return (await command.run(parsed)) ?? 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`stepwise ${name}: ${error.message}\nRun 'stepwise ${name} --help' for usage.`);
+      return 2;
+    }
+    if (error instanceof ConfigError || error instanceof DomainError) {
+      console.error(`stepwise ${name}: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);

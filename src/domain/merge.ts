@@ -1,0 +1,44 @@
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export function isPlainObject(value: unknown): value is { [key: string]: Json } {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Deep merge used for config updates and logger settings: objects merge key by key, arrays and
+ * scalars replace, and an explicit null sets the key to null (it does not delete it).
+ * Neither input is modified.
+ */
+export function deepMerge(base: Json | undefined, patch: Json): Json {
+  if (!isPlainObject(base) || !isPlainObject(patch)) return patch;
+  const merged: { [key: string]: Json } = { ...base };
+  for (const [key, value] of Object.entries(patch)) {
+    setOwn(merged, key, deepMerge(Object.hasOwn(base, key) ? base[key] : undefined, value));
+  }
+  return merged;
+}
+
+/**
+ * Parsed JSON may carry keys such as `__proto__`; a plain assignment would set the object's
+ * prototype and lose the key, so keys are always defined as own data properties.
+ */
+function setOwn(target: Record<string, Json>, key: string, value: Json): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * Flattens nested objects to dotted keys; arrays and scalars are leaf values.
+ * `{a: {b: 1}, c: [1]}` → `{"a.b": 1, "c": [1]}`.
+ */
+export function flatten(value: Json | undefined, prefix = "", out: Record<string, Json> = {}): Record<string, Json> {
+  if (!isPlainObject(value)) {
+    if (prefix !== "" && value !== undefined) setOwn(out, prefix, value);
+    return out;
+  }
+  for (const [key, child] of Object.entries(value)) {
+    const path = prefix === "" ? key : `${prefix}.${key}`;
+    if (isPlainObject(child) && Object.keys(child).length > 0) flatten(child, path, out);
+    else setOwn(out, path, child);
+  }
+  return out;
+}

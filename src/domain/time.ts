@@ -1,0 +1,15 @@
+/** Injected everywhere time matters, so tests can move it (signed URL expiry, stale runs). */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** ISO-8601 UTC with milliseconds and `Z`, the one timestamp format of every response. */
+export function toIso(epochMs: number): string {
+  return new Date(epochMs).toISOString();
+}
+
+export function toIsoOrNull(epochMs: number | null): string | null {
+  return epochMs === null ? null : toIso(epochMs);
+}

@@ -1,0 +1,61 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
+import type { AppDeps } from "../../app.js";
+import { runNotFound } from "../../domain/errors.js";
+import { decodeConsoleLines, decodeDataRows, decodeMetrics } from "../../ingest/decode.js";
+import { resolveIngestRun } from "../ingest-target.js";
+import { ErrorResponse, STANDARD_ERRORS } from "../schemas/common.js";
+
+/** 64 MiB per ingest request (decisions §7): ~2M points in one body, far above what any client batches. */
+export const INGEST_BODY_LIMIT = 64 * 1024 * 1024;
+
+const headers = Type.Object({
+  "x-run-id": Type.String({ pattern: "^\\s*\\d+\\s*$", description: "Numeric run ID." }),
+  "x-project-name": Type.String({ minLength: 1, description: "Project of the run." }),
+});
+const body = Type.String({ description: "NDJSON: one JSON object per line (decisions §7)." });
+const schema = (description: string) => ({
+  tags: ["ingest"],
+  description,
+  headers,
+  body,
+  response: { 200: Type.Object({ accepted: Type.Integer() }), ...STANDARD_ERRORS, 413: ErrorResponse },
+});
+
+/**
+ * The NDJSON ingest routes. A body is decoded and validated whole before anything is stored,
+ * then stored in one transaction; the 200 comes after the commit, so an acknowledged point is on disk.
+ */
+export function ingestRoutes({ store, clock }: AppDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    // Clients send application/x-ndjson, text/plain, nothing, or even malformed types: every body is
+    // read as NDJSON text here, whatever the header says, so the type is normalized before parsing.
+    app.addHook("onRequest", async (request) => {
+      request.headers["content-type"] = "application/x-ndjson";
+    });
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser("*", { parseAs: "string", bodyLimit: INGEST_BODY_LIMIT }, (_request, text, done) => done(null, text));
+
+    app.post("/ingest/metrics", { bodyLimit: INGEST_BODY_LIMIT, schema: schema("Metric points: {time, step, data: {name: value}} per line.") }, async (request) => {
+      const run = await resolveIngestRun(store, request);
+      const batch = decodeMetrics(request.body ?? "");
+      const accepted = await store.appendMetricPoints(request.auth.orgId, run.id, batch.series, clock.now());
+      if (accepted === undefined) throw runNotFound(run.id);
+      return { accepted };
+    });
+
+    app.post("/ingest/logs", { bodyLimit: INGEST_BODY_LIMIT, schema: schema("Console lines: {time, message, lineNumber, logType, step?} per line.") }, async (request) => {
+      const run = await resolveIngestRun(store, request);
+      const accepted = await store.appendConsoleLines(request.auth.orgId, run.id, decodeConsoleLines(request.body ?? ""), clock.now());
+      if (accepted === undefined) throw runNotFound(run.id);
+      return { accepted };
+    });
+
+    app.post("/ingest/data", { bodyLimit: INGEST_BODY_LIMIT, schema: schema("Data rows: {time, step, logName, dataType, data} per line.") }, async (request) => {
+      const run = await resolveIngestRun(store, request);
+      const accepted = await store.appendDataRows(request.auth.orgId, run.id, decodeDataRows(request.body ?? ""), clock.now());
+      if (accepted === undefined) throw runNotFound(run.id);
+      return { accepted };
+    });
+  };
+}

@@ -1,0 +1,25 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { AppDeps } from "../../app.js";
+import { toIso } from "../../domain/time.js";
+import { getRunInProject } from "../../services/run-lookup.js";
+import { STANDARD_ERRORS } from "../schemas/common.js";
+import { DataQuery, DataResponse, LogsQuery, LogsResponse } from "../schemas/logs.js";
+
+/** Reads of console lines and data rows (histograms, tables, string series). */
+export function logRoutes({ store }: AppDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get("/api/runs/logs", { schema: { tags: ["logs"], querystring: LogsQuery, response: { 200: LogsResponse, ...STANDARD_ERRORS } } }, async (request) => {
+      const { runId, projectName, logType, limit, offset } = request.query;
+      const run = await getRunInProject(store, request.auth.orgId, runId, projectName);
+      const { lines, total } = await store.listConsoleLines(request.auth.orgId, run.id, { logType, limit, offset });
+      return { logs: lines.map((line) => ({ ...line, time: toIso(line.time) })), total };
+    });
+
+    app.get("/api/runs/data", { schema: { tags: ["logs"], querystring: DataQuery, response: { 200: DataResponse, ...STANDARD_ERRORS } } }, async (request) => {
+      const { runId, projectName, logName } = request.query;
+      const run = await getRunInProject(store, request.auth.orgId, runId, projectName);
+      const rows = await store.listDataRows(request.auth.orgId, run.id, logName);
+      return { rows: rows.map((row) => ({ ...row, time: toIso(row.time) })) };
+    });
+  };
+}

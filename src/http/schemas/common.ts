@@ -1,0 +1,38 @@
+import { Type, type Static, type TSchema } from "typebox";
+import { RUN_STATUSES } from "../../domain/status.js";
+
+/**
+ * An optional field that also accepts JSON null (existing clients send null for "not given").
+ * Written as a type array rather than anyOf: Ajv's type coercion would turn null into "" or 0
+ * inside an anyOf branch.
+ */
+export function Nullable<T extends TSchema>(schema: T) {
+  const { type } = schema as unknown as { type: string };
+  return Type.Optional(Type.Unsafe<Static<T> | null>({ ...schema, type: [type, "null"] }));
+}
+
+/** Epoch milliseconds in the range JavaScript dates allow (spec §8). */
+export const EpochMs = Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000 });
+export const RunId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "Numeric run ID." });
+export const Step = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+export const RunStatus = Type.Enum(RUN_STATUSES);
+export const Timestamp = Type.String({ format: "date-time", description: "ISO-8601 UTC with milliseconds." });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+/** Any JSON value, as stored for config, metadata and settings. */
+export const AnyJson = Type.Unsafe<unknown>({ description: "Any JSON value." });
+export const JsonText = Type.String({ maxLength: 1_000_000, description: "JSON text; \"null\" or \"\" means absent." });
+export const ProjectName = Type.String({ minLength: 1, maxLength: 255 });
+export const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 50 });
+
+export const ErrorResponse = Type.Object({ error: Type.String() }, { description: "Every error has this body." });
+export const SuccessResponse = Type.Object({ success: Type.Boolean() });
+
+export const RunIdBody = Type.Object({ runId: RunId });
+export const RunIdQuery = Type.Object({ runId: RunId });
+
+/** The error responses every authenticated route can give, for the OpenAPI document. */
+export const STANDARD_ERRORS = {
+  400: ErrorResponse,
+  401: ErrorResponse,
+  404: ErrorResponse,
+};

@@ -1,0 +1,36 @@
+import { Type } from "typebox";
+import { CONSOLE_LOG_TYPES } from "../../domain/console-logs.js";
+import { ProjectName, RunId, Timestamp } from "./common.js";
+
+export const LogsQuery = Type.Object({
+  runId: RunId,
+  projectName: ProjectName,
+  logType: Type.Optional(Type.Enum(CONSOLE_LOG_TYPES)),
+  limit: Type.Integer({ minimum: 1, maximum: 10_000, default: 1000 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+});
+
+export const LogsResponse = Type.Object({
+  logs: Type.Array(
+    Type.Object({
+      time: Timestamp,
+      logType: Type.String(),
+      lineNumber: Type.Integer(),
+      message: Type.String(),
+      step: Type.Union([Type.Integer(), Type.Null()]),
+    }),
+  ),
+  total: Type.Integer({ description: "All matching lines, ignoring limit and offset." }),
+});
+
+export const DataQuery = Type.Object({
+  runId: RunId,
+  projectName: ProjectName,
+  logName: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+});
+
+export const DataResponse = Type.Object({
+  rows: Type.Array(
+    Type.Object({ logName: Type.String(), logGroup: Type.String(), dataType: Type.String(), step: Type.Integer(), time: Timestamp, data: Type.String() }),
+  ),
+});

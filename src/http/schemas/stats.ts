@@ -1,0 +1,93 @@
+import { Type } from "typebox";
+import { AGGREGATIONS, DIRECTIONS } from "../../domain/leaderboard.js";
+import { AnyJson, ProjectName, RunId, RunStatus, Timestamp } from "./common.js";
+
+const LogName = Type.String({ minLength: 1, maxLength: 255 });
+const RunIdList = Type.String({ maxLength: 20_000, description: "Comma-separated numeric run IDs." });
+const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
+
+export const StatisticsQuery = Type.Object({
+  runId: RunId,
+  projectName: ProjectName,
+  logName: Type.Optional(LogName),
+  logGroup: Type.Optional(Type.String({ maxLength: 255 })),
+});
+
+export const StatisticsResponse = Type.Object({
+  runId: Type.Integer(),
+  runName: Type.String(),
+  projectName: Type.String(),
+  url: Type.String(),
+  metrics: Type.Array(
+    Type.Object({
+      logName: Type.String(),
+      logGroup: Type.String(),
+      count: Type.Integer({ description: "Finite points." }),
+      min: NullableNumber,
+      max: NullableNumber,
+      mean: NullableNumber,
+      stddev: Type.Union([Type.Number({ description: "Population standard deviation." }), Type.Null()]),
+      last: Type.Union([Type.Object({ step: Type.Integer(), value: Type.Number() }), Type.Null()]),
+    }),
+  ),
+});
+
+export const CompareQuery = Type.Object({ runIds: RunIdList, projectName: ProjectName, logName: LogName });
+
+export const CompareResponse = Type.Object({
+  projectName: Type.String(),
+  logName: Type.String(),
+  comparisonUrl: Type.String(),
+  runs: Type.Array(
+    Type.Object({
+      runId: Type.Integer(),
+      runName: Type.String(),
+      url: Type.String(),
+      status: RunStatus,
+      config: AnyJson,
+      stats: Type.Union([
+        Type.Object({ count: Type.Integer(), min: NullableNumber, max: NullableNumber, mean: NullableNumber, final: NullableNumber }),
+        Type.Null(),
+      ]),
+    }),
+  ),
+});
+
+export const LeaderboardQuery = Type.Object({
+  projectName: ProjectName,
+  logName: LogName,
+  aggregation: Type.Enum(AGGREGATIONS, { default: "LAST" }),
+  direction: Type.Enum(DIRECTIONS, { default: "ASC" }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+});
+
+export const LeaderboardResponse = Type.Object({
+  projectName: Type.String(),
+  logName: Type.String(),
+  aggregation: Type.String(),
+  direction: Type.String(),
+  runs: Type.Array(
+    Type.Object({
+      rank: Type.Integer(),
+      runId: Type.Integer(),
+      runName: Type.String(),
+      status: RunStatus,
+      url: Type.String(),
+      value: Type.Number(),
+      tags: Type.Array(Type.String()),
+      createdAt: Timestamp,
+      config: AnyJson,
+    }),
+  ),
+  total: Type.Integer({ description: "Ranked runs (runs with a finite value of the metric)." }),
+});
+
+export const MetricNamesQuery = Type.Object({
+  projectName: ProjectName,
+  search: Type.Optional(Type.String({ maxLength: 255 })),
+  runIds: Type.Optional(RunIdList),
+  limit: Type.Integer({ minimum: 1, maximum: 10_000, default: 500 }),
+});
+
+export const MetricNamesResponse = Type.Object({ projectName: Type.String(), metricNames: Type.Array(Type.String()) });

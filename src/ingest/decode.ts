@@ -1,0 +1,125 @@
+import { invalidInput } from "../domain/errors.js";
+import { CONSOLE_LOG_TYPES, type ConsoleLogType } from "../domain/console-logs.js";
+import type { ConsoleLine, DataRow, MetricSeries } from "../store/store.js";
+import { parseNdjson } from "./ndjson.js";
+
+/** A run can log thousands of metrics per step (per-layer norms); beyond this a line is a mistake. */
+export const MAX_METRICS_PER_LINE = 10_000;
+export const MAX_LOG_NAME_LENGTH = 255;
+const MAX_STEP = Number.MAX_SAFE_INTEGER;
+const MAX_EPOCH_MS = 8_640_000_000_000_000;
+
+
+export interface MetricBatch {
+  series: MetricSeries[];
+  pointCount: number;
+}
+
+const NON_FINITE: Record<string, number> = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity };
+
+/** Decodes and validates a whole `/ingest/metrics` body; throws on the first bad line, naming it. */
+export function decodeMetrics(body: string): MetricBatch {
+  const byName = new Map<string, MetricSeries>();
+  parseNdjson(body, (line, n) => {
+    const time = epochMs(line.time, n);
+    const step = line.step;
+    if (typeof step !== "number" || !Number.isInteger(step) || step < 0 || step > MAX_STEP) {
+      throw invalidInput(`line ${n}: step must be an integer ≥ 0`);
+    }
+    const data = line.data;
+    if (typeof data !== "object" || data === null || Array.isArray(data)) throw invalidInput(`line ${n}: data must be an object`);
+    let keys = 0;
+    for (const logName in data) {
+      if (++keys > MAX_METRICS_PER_LINE) throw invalidInput(`line ${n}: more than ${MAX_METRICS_PER_LINE} metrics`);
+      const raw = (data as Record<string, unknown>)[logName];
+      if (raw === null) continue;
+      const value = typeof raw === "number" ? raw : typeof raw === "string" ? NON_FINITE[raw] : undefined;
+      if (value === undefined) throw invalidInput(`line ${n}: data.${logName} must be a number, null, NaN, Infinity or -Infinity`);
+      let series = byName.get(logName);
+      if (!series) {
+        checkLogName(logName, n);
+        series = { logName, steps: [], values: [], times: [] };
+        byName.set(logName, series);
+      }
+      series.steps.push(step);
+      series.values.push(value);
+      series.times.push(time);
+    }
+  });
+  let pointCount = 0;
+  const series = [...byName.values()].map((s) => {
+    const ordered = orderByStep(s);
+    pointCount += ordered.steps.length;
+    return ordered;
+  });
+  return { series, pointCount };
+}
+
+/** Sorts by step and keeps the last point sent for each step. Lines usually arrive in order: then nothing is copied. */
+export function orderByStep(series: MetricSeries): MetricSeries {
+  const { steps } = series;
+  let ordered = true;
+  for (let i = 1; i < steps.length && ordered; i++) ordered = steps[i]! > steps[i - 1]!;
+  if (ordered) return series;
+  // A stable sort keeps later duplicates after earlier ones, so the last write wins below.
+  const index = steps.map((_, i) => i).sort((a, b) => steps[a]! - steps[b]! || a - b);
+  const out: MetricSeries = { logName: series.logName, steps: [], values: [], times: [] };
+  for (let k = 0; k < index.length; k++) {
+    const i = index[k]!;
+    const next = index[k + 1];
+    if (next !== undefined && steps[next] === steps[i]) continue;
+    out.steps.push(steps[i]!);
+    out.values.push(series.values[i]!);
+    out.times.push(series.times[i]!);
+  }
+  return out;
+}
+
+function checkLogName(logName: string, n: number): void {
+  if (logName === "" || logName.length > MAX_LOG_NAME_LENGTH) {
+    throw invalidInput(`line ${n}: metric names must have 1 to ${MAX_LOG_NAME_LENGTH} characters`);
+  }
+}
+
+function epochMs(value: unknown, n: number): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > MAX_EPOCH_MS) {
+    throw invalidInput(`line ${n}: time must be epoch milliseconds ≥ 0`);
+  }
+  return Math.round(value);
+}
+
+
+/** Console lines are kept verbatim (`\r`, tabs, Unicode); 1 MiB per message keeps a runaway print bounded. */
+const MAX_MESSAGE_LENGTH = 1024 * 1024;
+
+export function decodeConsoleLines(body: string): ConsoleLine[] {
+  const lines: ConsoleLine[] = [];
+  parseNdjson(body, (line, n) => {
+    const { message, lineNumber, logType, step } = line;
+    if (typeof message !== "string" || message.length > MAX_MESSAGE_LENGTH) throw invalidInput(`line ${n}: message must be a string of at most ${MAX_MESSAGE_LENGTH} characters`);
+    if (typeof lineNumber !== "number" || !Number.isInteger(lineNumber) || lineNumber < 0) throw invalidInput(`line ${n}: lineNumber must be an integer ≥ 0`);
+    if (typeof logType !== "string" || !(CONSOLE_LOG_TYPES as readonly string[]).includes(logType)) {
+      throw invalidInput(`line ${n}: logType must be one of ${CONSOLE_LOG_TYPES.join(", ")}`);
+    }
+    if (step != null && (typeof step !== "number" || !Number.isInteger(step) || step < 0)) throw invalidInput(`line ${n}: step must be an integer ≥ 0`);
+    lines.push({ time: epochMs(line.time, n), message, lineNumber, logType: logType as ConsoleLogType, step: (step as number | null | undefined) ?? null });
+  });
+  return lines;
+}
+
+
+const MAX_DATA_LENGTH = 16 * 1024 * 1024;
+
+export function decodeDataRows(body: string): DataRow[] {
+  const rows: DataRow[] = [];
+  parseNdjson(body, (line, n) => {
+    const { step, logName, dataType, data } = line;
+    if (typeof step !== "number" || !Number.isInteger(step) || step < 0) throw invalidInput(`line ${n}: step must be an integer ≥ 0`);
+    if (typeof logName !== "string") throw invalidInput(`line ${n}: logName must be a string`);
+    checkLogName(logName, n);
+    if (typeof dataType !== "string" || dataType === "" || dataType.length > 64) throw invalidInput(`line ${n}: dataType must be a non-empty string`);
+    if (typeof data !== "string" || data.length > MAX_DATA_LENGTH) throw invalidInput(`line ${n}: data must be a string of at most ${MAX_DATA_LENGTH} characters`);
+    rows.push({ time: epochMs(line.time, n), step, logName, dataType, data });
+  });
+  return rows;
+}

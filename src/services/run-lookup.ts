@@ -1,0 +1,57 @@
+import { DomainError, invalidInput, projectNotFound, runNotFound } from "../domain/errors.js";
+import { parseDisplayId } from "../domain/ids.js";
+import type { Run, Store } from "../store/store.js";
+
+/**
+ * Finds a run by display ID. Display IDs are unique within a project only, so a match in several
+ * projects is a conflict unless `projectName` narrows it.
+ */
+export async function getRunByDisplayId(store: Store, orgId: string, displayId: string, projectName?: string): Promise<Run> {
+  const parsed = parseDisplayId(displayId);
+  if (!parsed) throw invalidInput(`displayId: '${displayId}' is not of the form <PREFIX>-<NUMBER>`);
+  const runs = await store.listRunsByDisplayId(orgId, parsed.prefix, parsed.number, projectName);
+  if (runs.length === 0) throw runNotFound(displayId);
+  if (runs.length > 1) {
+    throw new DomainError(
+      "AMBIGUOUS_DISPLAY_ID",
+      `displayId '${displayId}' matches runs in projects ${runs.map((run) => `'${run.projectName}'`).join(", ")}; pass projectName`,
+    );
+  }
+  return runs[0]!;
+}
+
+export interface RunReference {
+  runId?: number | null;
+  displayId?: string | null;
+  externalId?: string | null;
+  projectName?: string | null;
+}
+
+/** Resolves the run a resume request names: by run ID, else display ID, else external ID (with project). */
+export async function resolveRunReference(store: Store, orgId: string, ref: RunReference): Promise<Run> {
+  const projectName = ref.projectName ?? undefined;
+  if (ref.runId != null) {
+    const run = await store.getRun(orgId, ref.runId);
+    if (!run || (projectName !== undefined && run.projectName !== projectName)) throw runNotFound(ref.runId);
+    return run;
+  }
+  if (ref.displayId != null) return getRunByDisplayId(store, orgId, ref.displayId, projectName);
+  if (ref.externalId != null) {
+    if (projectName === undefined) throw invalidInput("projectName: is required with externalId (external IDs are scoped to a project)");
+    const run = await store.getRunByExternalId(orgId, projectName, ref.externalId);
+    if (!run) throw runNotFound(ref.externalId);
+    return run;
+  }
+  throw invalidInput("one of runId, displayId or externalId is required");
+}
+
+/**
+ * The run of a read that names its project (decisions §8): an unknown project is a 404 naming
+ * the project; a run of another project or organization is a 404 naming the run.
+ */
+export async function getRunInProject(store: Store, orgId: string, runId: number, projectName: string): Promise<Run> {
+  const run = await store.getRun(orgId, runId);
+  if (run && run.projectName === projectName) return run;
+  if (!(await store.getProjectByName(orgId, projectName))) throw projectNotFound(projectName);
+  throw runNotFound(runId);
+}

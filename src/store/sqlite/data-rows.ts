@@ -1,0 +1,38 @@
+import { logGroupOf } from "../../domain/log-names.js";
+import type { DataRow, LogType, StoredDataRow } from "../store.js";
+import type { Statements } from "./db.js";
+import { runExists, touchHeartbeat } from "./run-attributes.js";
+
+/** The log type a data row's name is listed under in the run's log names. */
+export function logTypeOfData(dataType: string): LogType {
+  const type = dataType.toUpperCase();
+  if (type === "HISTOGRAM" || type === "TABLE" || type === "TEXT") return type;
+  if (type === "STRING-SERIES" || type === "STRING") return "TEXT";
+  return "DATA";
+}
+
+/** Must run inside a write transaction. One row per (run, logName, step); a re-sent row replaces it. */
+export function appendDataRows(s: Statements, orgId: string, runId: number, rows: DataRow[], now: number): number | undefined {
+  if (!runExists(s, orgId, runId)) return undefined;
+  const upsert = s.get(
+    `INSERT INTO data_rows (run_id, log_name, step, data_type, time, data) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (run_id, log_name, step) DO UPDATE SET data_type = excluded.data_type, time = excluded.time, data = excluded.data`,
+  );
+  const addName = s.get("INSERT INTO run_log_names (run_id, log_name, log_type, log_group, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+  for (const row of rows) {
+    upsert.run(runId, row.logName, row.step, row.dataType, row.time, row.data);
+    addName.run(runId, row.logName, logTypeOfData(row.dataType), logGroupOf(row.logName) || null, now);
+  }
+  touchHeartbeat(s, runId, now);
+  return rows.length;
+}
+
+export function listDataRows(s: Statements, orgId: string, runId: number, logName: string | undefined): StoredDataRow[] {
+  const rows = s
+    .get(
+      `SELECT d.log_name, d.step, d.data_type, d.time, d.data FROM data_rows d JOIN runs r ON r.id = d.run_id
+       WHERE r.org_id = ? AND d.run_id = ? AND (? IS NULL OR d.log_name = ?) ORDER BY d.log_name, d.step`,
+    )
+    .all(orgId, runId, logName ?? null, logName ?? null) as { log_name: string; step: number; data_type: string; time: number; data: string }[];
+  return rows.map((row) => ({ logName: row.log_name, logGroup: logGroupOf(row.log_name), step: row.step, dataType: row.data_type, time: row.time, data: row.data }));
+}

@@ -1,0 +1,176 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Json } from "../../domain/merge.js";
+import type { Point } from "../../domain/sampling.js";
+import type { RunStatus } from "../../domain/status.js";
+import type {
+  Actor, Alert, ApiKeyRecord, ConsoleLine, ConsoleLineQuery, CreateRunInput, DataRow, LogName, LogType, MetricNameQuery, MetricSeries, MetricSummary, NewAlert,
+  NewApiKey, Organization, Project, Run, RunMetricSummary, StatusEvent, StatusUpdate, Store, StoredDataRow, User,
+} from "../store.js";
+import { openDatabase, Statements, type Db } from "./db.js";
+import * as consoleLogs from "./console-logs.js";
+import * as dataRows from "./data-rows.js";
+import * as keys from "./keys.js";
+import * as metricReads from "./metric-reads.js";
+import * as metrics from "./metrics.js";
+import * as organizations from "./organizations.js";
+import * as projects from "./projects.js";
+import * as attributes from "./run-attributes.js";
+import * as runs from "./runs.js";
+import * as status from "./status.js";
+
+export const DATABASE_FILE = "stepwise.db";
+
+/**
+ * The embedded store: one SQLite database in the data directory. better-sqlite3 is synchronous,
+ * so each method runs to completion before another request's code runs; write methods still
+ * use IMMEDIATE transactions because the CLI may write to the same file from another process.
+ */
+export class SqliteStore implements Store {
+  private readonly s: Statements;
+
+  private constructor(private readonly db: Db) {
+    this.s = new Statements(db);
+  }
+
+  static open(dataDir: string): SqliteStore {
+    mkdirSync(dataDir, { recursive: true });
+    return new SqliteStore(openDatabase(join(dataDir, DATABASE_FILE)));
+  }
+
+  private write<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
+  }
+
+  async ping(): Promise<void> {
+    this.s.get("SELECT 1 FROM schema_migrations LIMIT 1").get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) {
+      this.db.pragma("wal_checkpoint(TRUNCATE)");
+      this.db.close();
+    }
+  }
+
+  async createOrganization(slug: string, now: number): Promise<Organization> {
+    return organizations.createOrganization(this.s, slug, now);
+  }
+  async listOrganizations(): Promise<Organization[]> {
+    return organizations.listOrganizations(this.s);
+  }
+  async getOrganizationBySlug(slug: string): Promise<Organization | undefined> {
+    return organizations.getOrganizationBySlug(this.s, slug);
+  }
+  async createUser(orgId: string, name: string, now: number): Promise<User> {
+    return organizations.createUser(this.s, orgId, name, now);
+  }
+  async listUsers(orgId: string): Promise<User[]> {
+    return organizations.listUsers(this.s, orgId);
+  }
+  async createApiKey(input: NewApiKey): Promise<ApiKeyRecord> {
+    return keys.createApiKey(this.s, input);
+  }
+  async getApiKeyByHash(keyHash: string): Promise<(ApiKeyRecord & { orgSlug: string }) | undefined> {
+    return keys.getApiKeyByHash(this.s, keyHash);
+  }
+  async listApiKeys(orgId: string): Promise<ApiKeyRecord[]> {
+    return keys.listApiKeys(this.s, orgId);
+  }
+  async revokeApiKey(keyId: string, now: number): Promise<ApiKeyRecord | undefined> {
+    return this.write(() => keys.revokeApiKey(this.s, keyId, now));
+  }
+
+  async listProjects(orgId: string): Promise<Project[]> {
+    return projects.listProjects(this.s, orgId);
+  }
+  async getProjectByName(orgId: string, name: string): Promise<Project | undefined> {
+    return projects.getProjectByName(this.s, orgId, name);
+  }
+
+  async createRun(orgId: string, input: CreateRunInput, actor: Actor): Promise<{ run: Run; resumed: boolean }> {
+    return this.write(() => runs.createRun(this.s, orgId, input, actor));
+  }
+  async resumeRun(orgId: string, runId: number, now: number, actor: Actor): Promise<Run | undefined> {
+    return this.write(() => runs.resumeRun(this.s, orgId, runId, now, actor));
+  }
+  async getRun(orgId: string, runId: number): Promise<Run | undefined> {
+    return runs.getRun(this.s, orgId, runId);
+  }
+  async getRunByExternalId(orgId: string, projectName: string, externalId: string): Promise<Run | undefined> {
+    return runs.getRunByExternalId(this.s, orgId, projectName, externalId);
+  }
+  async listRunsByDisplayId(orgId: string, prefix: string, number: number, projectName?: string): Promise<Run[]> {
+    return runs.listRunsByDisplayId(this.s, orgId, prefix, number, projectName);
+  }
+  async updateRunStatus(orgId: string, runId: number, update: StatusUpdate, actor: Actor): Promise<{ applied: boolean } | undefined> {
+    return this.write(() => status.updateRunStatus(this.s, orgId, runId, update, actor));
+  }
+  async listStatusEvents(orgId: string, runId: number): Promise<StatusEvent[] | undefined> {
+    return status.listStatusEvents(this.s, orgId, runId);
+  }
+  async updateRunTags(orgId: string, runId: number, tags: string[], now: number): Promise<boolean> {
+    return attributes.updateRunTags(this.s, orgId, runId, tags, now);
+  }
+  async updateRunNotes(orgId: string, runId: number, notes: string | null, now: number): Promise<boolean> {
+    return attributes.updateRunNotes(this.s, orgId, runId, notes, now);
+  }
+  async mergeRunConfig(orgId: string, runId: number, patch: Json, now: number): Promise<boolean> {
+    return this.write(() => attributes.mergeRunConfig(this.s, orgId, runId, patch, now));
+  }
+  async addLogNames(orgId: string, runId: number, logNames: string[], logType: LogType, now: number): Promise<boolean> {
+    return this.write(() => attributes.addLogNames(this.s, orgId, runId, logNames, logType, now));
+  }
+  async listLogNames(orgId: string, runId: number): Promise<LogName[]> {
+    return attributes.listLogNames(this.s, orgId, runId);
+  }
+  async setModelGraph(orgId: string, runId: number, graph: Json, now: number): Promise<boolean> {
+    return attributes.setModelGraph(this.s, orgId, runId, graph, now);
+  }
+  async getModelGraph(orgId: string, runId: number): Promise<Json | null | undefined> {
+    return attributes.getModelGraph(this.s, orgId, runId);
+  }
+  async recordHeartbeat(orgId: string, runId: number, now: number): Promise<RunStatus | undefined> {
+    return attributes.recordHeartbeat(this.s, orgId, runId, now);
+  }
+  async createAlert(orgId: string, runId: number, alert: NewAlert, now: number): Promise<boolean> {
+    return attributes.createAlert(this.s, orgId, runId, alert, now);
+  }
+  async listAlerts(orgId: string, runId: number): Promise<Alert[] | undefined> {
+    return attributes.listAlerts(this.s, orgId, runId);
+  }
+  async failStaleRuns(cutoff: number, now: number): Promise<number> {
+    return this.write(() => status.failStaleRuns(this.s, cutoff, now));
+  }
+
+  async appendMetricPoints(orgId: string, runId: number, series: MetricSeries[], now: number): Promise<number | undefined> {
+    return this.write(() => metrics.appendMetricPoints(this.s, orgId, runId, series, now));
+  }
+  async appendConsoleLines(orgId: string, runId: number, lines: ConsoleLine[], now: number): Promise<number | undefined> {
+    return this.write(() => consoleLogs.appendConsoleLines(this.s, orgId, runId, lines, now));
+  }
+  async appendDataRows(orgId: string, runId: number, rows: DataRow[], now: number): Promise<number | undefined> {
+    return this.write(() => dataRows.appendDataRows(this.s, orgId, runId, rows, now));
+  }
+  async listMetricSummaries(orgId: string, runId: number, filter: { logName?: string; logGroup?: string } = {}): Promise<MetricSummary[]> {
+    return metricReads.listMetricSummaries(this.s, orgId, runId, filter);
+  }
+  async readMetricPoints(orgId: string, runId: number, logName: string, stepMin: number, stepMax: number, limit?: number): Promise<Point[]> {
+    return metricReads.readMetricPoints(this.s, orgId, runId, logName, stepMin, stepMax, limit);
+  }
+  async sampleMetricPoints(orgId: string, runId: number, logName: string, stepMin: number, stepMax: number, limit: number): Promise<Point[]> {
+    return metricReads.sampleMetricPoints(this.s, orgId, runId, logName, stepMin, stepMax, limit);
+  }
+  async listRunMetricSummaries(orgId: string, projectId: number, logName: string, runIds?: number[]): Promise<RunMetricSummary[]> {
+    return metricReads.listRunMetricSummaries(this.s, orgId, projectId, logName, runIds);
+  }
+  async listMetricNames(orgId: string, projectId: number, query: MetricNameQuery): Promise<string[]> {
+    return metricReads.listMetricNames(this.s, orgId, projectId, query);
+  }
+  async listConsoleLines(orgId: string, runId: number, query: ConsoleLineQuery): Promise<{ lines: ConsoleLine[]; total: number }> {
+    return consoleLogs.listConsoleLines(this.s, orgId, runId, query);
+  }
+  async listDataRows(orgId: string, runId: number, logName?: string): Promise<StoredDataRow[]> {
+    return dataRows.listDataRows(this.s, orgId, runId, logName);
+  }
+}

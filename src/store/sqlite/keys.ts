@@ -1,0 +1,66 @@
+import { randomUUID } from "node:crypto";
+import { DomainError } from "../../domain/errors.js";
+import type { ApiKeyRecord, NewApiKey } from "../store.js";
+import type { Statements } from "./db.js";
+
+interface ApiKeyRow {
+  id: string;
+  org_id: string;
+  user_id: string;
+  name: string;
+  display_prefix: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+const COLUMNS = "id, org_id, user_id, name, display_prefix, created_at, expires_at, revoked_at";
+
+const toApiKey = (row: ApiKeyRow): ApiKeyRecord => ({
+  id: row.id,
+  orgId: row.org_id,
+  userId: row.user_id,
+  name: row.name,
+  displayPrefix: row.display_prefix,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  revokedAt: row.revoked_at,
+});
+
+export function createApiKey(s: Statements, key: NewApiKey): ApiKeyRecord {
+  const id = randomUUID();
+  try {
+    s.get(
+      `INSERT INTO api_keys (id, org_id, user_id, name, key_hash, display_prefix, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(id, key.orgId, key.userId, key.name, key.keyHash, key.displayPrefix, key.createdAt, key.expiresAt);
+  } catch (error) {
+    if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") throw new DomainError("CONFLICT", "API key already exists");
+    throw error;
+  }
+  // Built field by field: the hash stays in the database and never travels with the record.
+  const { orgId, userId, name, displayPrefix, createdAt, expiresAt } = key;
+  return { id, orgId, userId, name, displayPrefix, createdAt, expiresAt, revokedAt: null };
+}
+
+export function getApiKeyByHash(s: Statements, keyHash: string): (ApiKeyRecord & { orgSlug: string }) | undefined {
+  const row = s
+    .get(
+      `SELECT k.id, k.org_id, k.user_id, k.name, k.display_prefix, k.created_at, k.expires_at, k.revoked_at, o.slug
+       FROM api_keys k JOIN organizations o ON o.id = k.org_id WHERE k.key_hash = ?`,
+    )
+    .get(keyHash) as (ApiKeyRow & { slug: string }) | undefined;
+  return row && { ...toApiKey(row), orgSlug: row.slug };
+}
+
+export function listApiKeys(s: Statements, orgId: string): ApiKeyRecord[] {
+  return (s.get(`SELECT ${COLUMNS} FROM api_keys WHERE org_id = ? ORDER BY created_at, id`).all(orgId) as ApiKeyRow[]).map(
+    toApiKey,
+  );
+}
+
+export function revokeApiKey(s: Statements, keyId: string, now: number): ApiKeyRecord | undefined {
+  s.get("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(now, keyId);
+  const row = s.get(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`).get(keyId) as ApiKeyRow | undefined;
+  return row && toApiKey(row);
+}

@@ -1,0 +1,144 @@
+import { logGroupOf } from "../../domain/log-names.js";
+import { samplePoints, type Point } from "../../domain/sampling.js";
+import { combineSummaries, type MetricSummaryState } from "../../domain/summaries.js";
+import type { MetricNameQuery, MetricSummary, RunMetricSummary } from "../store.js";
+import type { Statements } from "./db.js";
+import { METRIC_COLUMNS, METRIC_COLUMNS_OF_M, toSummaryState, type MetricRow } from "./metrics.js";
+import { readSegments, storedSeries, summarizePiece, type Segment } from "./metric-series.js";
+
+const ALL_STEPS = Number.MAX_SAFE_INTEGER;
+/** Deeper lineages are refused at fork time; this bounds the walk even if data were corrupt. */
+const MAX_LINEAGE_DEPTH = 100;
+
+interface LineageLink {
+  id: number;
+  forked_from_run_id: number | null;
+  fork_step: number | null;
+}
+
+/** The run, then its parent, grandparent, ... (all in one organization by construction). */
+function lineage(s: Statements, orgId: string, runId: number): LineageLink[] {
+  const chain: LineageLink[] = [];
+  let next: number | null = runId;
+  while (next !== null && chain.length < MAX_LINEAGE_DEPTH) {
+    const link = s.get("SELECT id, forked_from_run_id, fork_step FROM runs WHERE org_id = ? AND id = ?").get(orgId, next) as LineageLink | undefined;
+    if (!link) break;
+    chain.push(link);
+    next = link.forked_from_run_id;
+  }
+  return chain;
+}
+
+/**
+ * The segments of a metric's series for a run and its lineage, oldest first. A parent counts only
+ * up to the child's fork step, and only below the child's own first point of that metric: where
+ * both have points, the child's own win.
+ */
+function segmentsFor(s: Statements, chain: LineageLink[], logName: string): Segment[] {
+  const segments: Segment[] = [];
+  let cutoff = ALL_STEPS;
+  for (const link of chain) {
+    const metric = s.get("SELECT id, first_step FROM metrics WHERE run_id = ? AND log_name = ?").get(link.id, logName) as
+      | { id: number; first_step: number | null }
+      | undefined;
+    const firstStep = metric?.first_step ?? null;
+    if (metric && firstStep !== null && firstStep <= cutoff) segments.unshift({ runId: link.id, metricId: metric.id, maxStep: cutoff });
+    if (link.forked_from_run_id === null) break;
+    cutoff = Math.min(cutoff, link.fork_step ?? 0, firstStep === null ? ALL_STEPS : firstStep - 1);
+    if (cutoff < 0) break;
+  }
+  return segments;
+}
+
+function summarizeSegments(s: Statements, segments: Segment[], ownRow?: MetricRow): MetricSummaryState | undefined {
+  let summary: MetricSummaryState | undefined;
+  for (const segment of segments) {
+    const part = segment.maxStep === ALL_STEPS && ownRow?.id === segment.metricId ? toSummaryState(ownRow) : summarizePiece(s, segment.metricId, 0, segment.maxStep);
+    summary = summary ? combineSummaries(summary, part) : part;
+  }
+  return summary;
+}
+
+function withNames(logName: string, summary: MetricSummaryState, logGroup: string): MetricSummary {
+  return { logName, logGroup, ...summary };
+}
+
+/** Summaries of every metric of the run, inherited points included, by name. */
+export function listMetricSummaries(s: Statements, orgId: string, runId: number, filter: { logName?: string; logGroup?: string }): MetricSummary[] {
+  const chain = lineage(s, orgId, runId);
+  if (chain.length === 0) return [];
+  const own = s
+    .get(`SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = ? AND (? IS NULL OR log_name = ?) AND (? IS NULL OR log_group = ?) ORDER BY log_name`)
+    .all(runId, filter.logName ?? null, filter.logName ?? null, filter.logGroup ?? null, filter.logGroup ?? null) as MetricRow[];
+  if (chain.length === 1) return own.map((row) => withNames(row.log_name, toSummaryState(row), row.log_group));
+
+  const rows = new Map(own.map((row) => [row.log_name, row]));
+  const names = new Set(rows.keys());
+  for (const ancestor of chain.slice(1)) {
+    const inherited = s
+      .get("SELECT log_name FROM metrics WHERE run_id = ? AND (? IS NULL OR log_name = ?) AND (? IS NULL OR log_group = ?)")
+      .all(ancestor.id, filter.logName ?? null, filter.logName ?? null, filter.logGroup ?? null, filter.logGroup ?? null) as { log_name: string }[];
+    for (const { log_name } of inherited) names.add(log_name);
+  }
+  const out: MetricSummary[] = [];
+  for (const name of [...names].sort()) {
+    const summary = summarizeSegments(s, segmentsFor(s, chain, name), rows.get(name));
+    if (summary) out.push(withNames(name, summary, rows.get(name)?.log_group ?? logGroupOf(name)));
+  }
+  return out;
+}
+
+/** Every point of a metric within [from, to], inherited ones included, ascending by step. */
+export function readMetricPoints(s: Statements, orgId: string, runId: number, logName: string, from: number, to: number, limit?: number): Point[] {
+  return readSegments(s, segmentsFor(s, lineage(s, orgId, runId), logName), from, to, limit);
+}
+
+/** The deterministic sample of domain/sampling.ts over a metric's stored (and inherited) points. */
+export function sampleMetricPoints(s: Statements, orgId: string, runId: number, logName: string, from: number, to: number, limit: number): Point[] {
+  return samplePoints(storedSeries(s, segmentsFor(s, lineage(s, orgId, runId), logName), from, to), limit);
+}
+
+/**
+ * The summary of one metric for every run of a project that has it (or of the given runs), in
+ * one query for the common case; forked runs get their inherited points added.
+ */
+export function listRunMetricSummaries(s: Statements, orgId: string, projectId: number, logName: string, runIds?: number[]): RunMetricSummary[] {
+  const scope = runIds ? `AND r.id IN (SELECT value FROM json_each(?))` : "";
+  const params: unknown[] = [logName, orgId, projectId, ...(runIds ? [JSON.stringify(runIds)] : [])];
+  const rows = s
+    .get(
+      `SELECT r.id AS run, r.forked_from_run_id AS forked, ${METRIC_COLUMNS_OF_M}
+       FROM runs r LEFT JOIN metrics m ON m.run_id = r.id AND m.log_name = ?
+       WHERE r.org_id = ? AND r.project_id = ? ${scope} AND (m.id IS NOT NULL OR r.forked_from_run_id IS NOT NULL)`,
+    )
+    .all(...params) as (MetricRow & { run: number; forked: number | null })[];
+  const out: RunMetricSummary[] = [];
+  for (const row of rows) {
+    const own = row.id === null ? undefined : row;
+    const summary = row.forked === null ? toSummaryState(row) : summarizeSegments(s, segmentsFor(s, lineage(s, orgId, row.run), logName), own);
+    if (summary) out.push({ runId: row.run, summary });
+  }
+  return out;
+}
+
+/** Distinct metric names of a project's runs (or of some runs and their lineage), by name. */
+export function listMetricNames(s: Statements, orgId: string, projectId: number, query: MetricNameQuery): string[] {
+  const pattern = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  if (!query.runIds) {
+    const rows = s
+      .get(
+        `SELECT DISTINCT m.log_name FROM metrics m JOIN runs r ON r.id = m.run_id
+         WHERE r.org_id = ? AND r.project_id = ? AND (? IS NULL OR m.log_name LIKE ? ESCAPE '\\') ORDER BY m.log_name LIMIT ?`,
+      )
+      .all(orgId, projectId, pattern, pattern, query.limit) as { log_name: string }[];
+    return rows.map((row) => row.log_name);
+  }
+  const names = new Set<string>();
+  for (const runId of query.runIds) {
+    const run = s.get("SELECT project_id FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as { project_id: number } | undefined;
+    if (run?.project_id !== projectId) continue;
+    for (const summary of listMetricSummaries(s, orgId, runId, {})) names.add(summary.logName);
+  }
+  const needle = query.search?.toLowerCase();
+  return [...names].filter((name) => !needle || name.toLowerCase().includes(needle)).sort().slice(0, query.limit);
+}

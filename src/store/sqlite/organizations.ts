@@ -1,0 +1,52 @@
+import { randomUUID } from "node:crypto";
+import { DomainError } from "../../domain/errors.js";
+import type { Organization, User } from "../store.js";
+import type { Statements } from "./db.js";
+
+interface OrganizationRow {
+  id: string;
+  slug: string;
+  created_at: number;
+}
+
+const toOrganization = (row: OrganizationRow): Organization => ({ id: row.id, slug: row.slug, createdAt: row.created_at });
+
+export function createOrganization(s: Statements, slug: string, now: number): Organization {
+  const id = randomUUID();
+  try {
+    s.get("INSERT INTO organizations (id, slug, created_at) VALUES (?, ?, ?)").run(id, slug, now);
+  } catch (error) {
+    if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
+      throw new DomainError("CONFLICT", `organization '${slug}' already exists`);
+    }
+    throw error;
+  }
+  return { id, slug, createdAt: now };
+}
+
+export function listOrganizations(s: Statements): Organization[] {
+  return (s.get("SELECT id, slug, created_at FROM organizations ORDER BY created_at, slug").all() as OrganizationRow[]).map(
+    toOrganization,
+  );
+}
+
+export function getOrganizationBySlug(s: Statements, slug: string): Organization | undefined {
+  const row = s.get("SELECT id, slug, created_at FROM organizations WHERE slug = ?").get(slug) as OrganizationRow | undefined;
+  return row && toOrganization(row);
+}
+
+export function createUser(s: Statements, orgId: string, name: string, now: number): User {
+  const id = randomUUID();
+  s.get("INSERT INTO users (id, org_id, name, created_at) VALUES (?, ?, ?, ?)").run(id, orgId, name, now);
+  return { id, orgId, name, createdAt: now };
+}
+
+export function listUsers(s: Statements, orgId: string): User[] {
+  const rows = s.get("SELECT id, org_id, name, created_at FROM users WHERE org_id = ? ORDER BY created_at, id").all(orgId) as {
+    id: string;
+    org_id: string;
+    name: string;
+    created_at: number;
+  }[];
+  return rows.map((row) => ({ id: row.id, orgId: row.org_id, name: row.name, createdAt: row.created_at }));
+}

@@ -1,0 +1,98 @@
+import { logGroupOf } from "../../domain/log-names.js";
+import { deepMerge, type Json } from "../../domain/merge.js";
+import type { RunStatus } from "../../domain/status.js";
+import type { Alert, LogName, LogType, NewAlert } from "../store.js";
+import { fromJsonText, toJsonText, type Statements } from "./db.js";
+
+/** Updates one column of a run of the organization; false when there is no such run. */
+function updateRunColumn(s: Statements, column: "tags" | "notes" | "model_graph", value: string | null, orgId: string, runId: number, now: number): boolean {
+  return s.get(`UPDATE runs SET ${column} = ?, updated_at = ? WHERE org_id = ? AND id = ?`).run(value, now, orgId, runId).changes === 1;
+}
+
+export function updateRunTags(s: Statements, orgId: string, runId: number, tags: string[], now: number): boolean {
+  return updateRunColumn(s, "tags", JSON.stringify([...new Set(tags)]), orgId, runId, now);
+}
+
+export function updateRunNotes(s: Statements, orgId: string, runId: number, notes: string | null, now: number): boolean {
+  return updateRunColumn(s, "notes", notes === "" ? null : notes, orgId, runId, now);
+}
+
+export function setModelGraph(s: Statements, orgId: string, runId: number, graph: Json, now: number): boolean {
+  return updateRunColumn(s, "model_graph", JSON.stringify(graph), orgId, runId, now);
+}
+
+export function getModelGraph(s: Statements, orgId: string, runId: number): Json | null | undefined {
+  const row = s.get("SELECT model_graph FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as { model_graph: string | null } | undefined;
+  return row && fromJsonText<Json>(row.model_graph);
+}
+
+/** Must run inside a write transaction: read, merge and write back. */
+export function mergeRunConfig(s: Statements, orgId: string, runId: number, patch: Json, now: number): boolean {
+  const row = s.get("SELECT config FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as { config: string | null } | undefined;
+  if (!row) return false;
+  const merged = deepMerge(fromJsonText<Json>(row.config) ?? undefined, patch);
+  s.get("UPDATE runs SET config = ?, updated_at = ? WHERE id = ?").run(toJsonText(merged), now, runId);
+  return true;
+}
+
+export function runExists(s: Statements, orgId: string, runId: number): boolean {
+  return s.get("SELECT 1 FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) !== undefined;
+}
+
+/** Must run inside a write transaction. */
+export function addLogNames(s: Statements, orgId: string, runId: number, logNames: string[], logType: LogType, now: number): boolean {
+  if (!runExists(s, orgId, runId)) return false;
+  const insert = s.get(
+    "INSERT INTO run_log_names (run_id, log_name, log_type, log_group, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+  );
+  for (const logName of logNames) insert.run(runId, logName, logType, logGroupOf(logName) || null, now);
+  return true;
+}
+
+export function listLogNames(s: Statements, orgId: string, runId: number): LogName[] {
+  const rows = s
+    .get(
+      `SELECT l.log_name, l.log_type, l.log_group FROM run_log_names l JOIN runs r ON r.id = l.run_id
+       WHERE r.org_id = ? AND l.run_id = ? ORDER BY l.log_name`,
+    )
+    .all(orgId, runId) as { log_name: string; log_type: LogType; log_group: string | null }[];
+  return rows.map((row) => ({ logName: row.log_name, logType: row.log_type, logGroup: row.log_group }));
+}
+
+/** Heartbeats only move forward: a late request with an old clock never makes a run look stale. */
+export function touchHeartbeat(s: Statements, runId: number, now: number): void {
+  s.get("UPDATE runs SET heartbeat_at = max(heartbeat_at, ?) WHERE id = ?").run(now, runId);
+}
+
+export function recordHeartbeat(s: Statements, orgId: string, runId: number, now: number): RunStatus | undefined {
+  const row = s.get("UPDATE runs SET heartbeat_at = max(heartbeat_at, ?) WHERE org_id = ? AND id = ? RETURNING status").get(now, orgId, runId) as
+    | { status: RunStatus }
+    | undefined;
+  return row?.status;
+}
+
+export function createAlert(s: Statements, orgId: string, runId: number, alert: NewAlert, now: number): boolean {
+  if (!runExists(s, orgId, runId)) return false;
+  s.get("INSERT INTO alerts (run_id, title, body, level, timestamp, created_at) VALUES (?, ?, ?, ?, ?, ?)").run(
+    runId,
+    alert.title,
+    alert.body,
+    alert.level,
+    alert.timestamp,
+    now,
+  );
+  return true;
+}
+
+export function listAlerts(s: Statements, orgId: string, runId: number): Alert[] | undefined {
+  if (!runExists(s, orgId, runId)) return undefined;
+  const rows = s.get("SELECT id, title, body, level, timestamp, created_at FROM alerts WHERE run_id = ? ORDER BY id").all(runId) as {
+    id: number;
+    title: string;
+    body: string;
+    level: string;
+    timestamp: number | null;
+    created_at: number;
+  }[];
+  return rows.map((row) => ({ id: row.id, title: row.title, body: row.body, level: row.level, timestamp: row.timestamp, createdAt: row.created_at }));
+}

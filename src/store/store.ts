@@ -1,0 +1,299 @@
+import type { Json } from "../domain/merge.js";
+import type { ConsoleLogType } from "../domain/console-logs.js";
+import type { RunStatus, StatusSource } from "../domain/status.js";
+import type { MetricSummaryState } from "../domain/summaries.js";
+import type { Point } from "../domain/sampling.js";
+
+/**
+ * The storage contract. Every backend (SQLite now, PostgreSQL next) implements it and passes
+ * test/store/contract.test.ts unchanged. Conventions:
+ * - The organization ID is the first argument of every tenant method and the first predicate
+ *   of every query: a run of another organization reads exactly like a run that does not exist.
+ * - Absent is `undefined`, never an exception. Rule violations throw DomainError.
+ * - Each method is one transaction: it is applied whole or not at all.
+ * - Timestamps are epoch milliseconds.
+ */
+export interface Store {
+  /** Cheap query that proves the store answers; throws when it does not. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  // Organizations, users and API keys (decisions §3).
+  createOrganization(slug: string, now: number): Promise<Organization>;
+  listOrganizations(): Promise<Organization[]>;
+  getOrganizationBySlug(slug: string): Promise<Organization | undefined>;
+  createUser(orgId: string, name: string, now: number): Promise<User>;
+  /** Users of the organization, oldest first. */
+  listUsers(orgId: string): Promise<User[]>;
+  /** Throws CONFLICT when the key hash already exists (practically impossible with 128 random bits). */
+  createApiKey(input: NewApiKey): Promise<ApiKeyRecord>;
+  /** The key with its organization, whatever its expiry or revocation (the caller tells those apart). */
+  getApiKeyByHash(keyHash: string): Promise<(ApiKeyRecord & { orgSlug: string }) | undefined>;
+  listApiKeys(orgId: string): Promise<ApiKeyRecord[]>;
+  /** Soft delete. Returns the key as revoked, or undefined when no such key exists. Revoking twice keeps the first time. */
+  revokeApiKey(keyId: string, now: number): Promise<ApiKeyRecord | undefined>;
+
+  // Projects.
+  listProjects(orgId: string): Promise<Project[]>;
+  getProjectByName(orgId: string, name: string): Promise<Project | undefined>;
+
+  // Runs.
+  /**
+   * Creates a run, creating its project on first use. With an externalId that already names a
+   * run of the project, that run is resumed instead (RUNNING again if it had finished, with a
+   * `resume` history event) and returned with `resumed: true`; concurrent creates with one
+   * externalId therefore yield exactly one run. Throws RUN_NOT_FOUND for an unknown fork parent
+   * and INVALID_INPUT for a fork step past the parent's last step. Nothing is written on error.
+   */
+  createRun(orgId: string, input: CreateRunInput, actor: Actor): Promise<{ run: Run; resumed: boolean }>;
+  /** Sets a finished run back to RUNNING (history source `resume`); a RUNNING run is unchanged. */
+  resumeRun(orgId: string, runId: number, now: number, actor: Actor): Promise<Run | undefined>;
+  getRun(orgId: string, runId: number): Promise<Run | undefined>;
+  getRunByExternalId(orgId: string, projectName: string, externalId: string): Promise<Run | undefined>;
+  /** Runs whose display ID is `<prefix>-<number>`, in every project of the organization or in one. */
+  listRunsByDisplayId(orgId: string, prefix: string, number: number, projectName?: string): Promise<Run[]>;
+  /**
+   * Applies a status write under the precedence rules of domain/status.ts. An ignored write
+   * stores nothing (no metadata, settings or event) and returns `applied: false`.
+   * Returns undefined when the run does not exist in the organization.
+   */
+  updateRunStatus(orgId: string, runId: number, update: StatusUpdate, actor: Actor): Promise<{ applied: boolean } | undefined>;
+  /** The timeline in the order it happened, or undefined for an unknown run. */
+  listStatusEvents(orgId: string, runId: number): Promise<StatusEvent[] | undefined>;
+  /** Each returns false when the run does not exist in the organization. */
+  updateRunTags(orgId: string, runId: number, tags: string[], now: number): Promise<boolean>;
+  updateRunNotes(orgId: string, runId: number, notes: string | null, now: number): Promise<boolean>;
+  /** Deep-merges the patch into the run's config (domain/merge.ts). */
+  mergeRunConfig(orgId: string, runId: number, patch: Json, now: number): Promise<boolean>;
+  /** Adds names not yet known; a known name keeps its first type. */
+  addLogNames(orgId: string, runId: number, logNames: string[], logType: LogType, now: number): Promise<boolean>;
+  listLogNames(orgId: string, runId: number): Promise<LogName[]>;
+  setModelGraph(orgId: string, runId: number, graph: Json, now: number): Promise<boolean>;
+  /** undefined for an unknown run; null when the run has no graph. */
+  getModelGraph(orgId: string, runId: number): Promise<Json | null | undefined>;
+  /** Records a heartbeat and returns the run's status, or undefined for an unknown run. */
+  recordHeartbeat(orgId: string, runId: number, now: number): Promise<RunStatus | undefined>;
+  createAlert(orgId: string, runId: number, alert: NewAlert, now: number): Promise<boolean>;
+  listAlerts(orgId: string, runId: number): Promise<Alert[] | undefined>;
+  /**
+   * Marks every RUNNING run whose last heartbeat is older than `cutoff` as FAILED with status
+   * metadata `{reason: "stale"}` and a history event of source `stale`, across organizations.
+   * Returns how many runs were marked.
+   */
+  failStaleRuns(cutoff: number, now: number): Promise<number>;
+
+  // Ingest (decisions §7). Each call is one transaction: a batch is stored whole or not at all,
+  // and counts as a heartbeat of the run. Each returns undefined for an unknown run.
+  /**
+   * Stores metric points, a point being (run, logName, step): a step sent again replaces its
+   * value (last write wins). Updates the per-metric summaries in the same transaction and adds
+   * new metric names to the run's log names (type METRIC). Returns the number of points stored.
+   */
+  appendMetricPoints(orgId: string, runId: number, series: MetricSeries[], now: number): Promise<number | undefined>;
+  /** Console lines, one per (run, logType, lineNumber): a re-sent line replaces, never duplicates. */
+  appendConsoleLines(orgId: string, runId: number, lines: ConsoleLine[], now: number): Promise<number | undefined>;
+  /** Data rows, one per (run, logName, step); names are added to the run's log names by data type. */
+  appendDataRows(orgId: string, runId: number, rows: DataRow[], now: number): Promise<number | undefined>;
+
+  // Metric reads (decisions §6). A forked run's series include its lineage's points up to the
+  // fork step (and below the run's own first point of that metric), without copies.
+  /** Live summaries of every metric of the run, inherited points included, by name. */
+  listMetricSummaries(orgId: string, runId: number, filter?: { logName?: string; logGroup?: string }): Promise<MetricSummary[]>;
+  /** The points of one metric with stepMin ≤ step ≤ stepMax, ascending by step; the first `limit` when given. */
+  readMetricPoints(orgId: string, runId: number, logName: string, stepMin: number, stepMax: number, limit?: number): Promise<Point[]>;
+  /** At most `limit` points of one metric in the window, chosen by domain/sampling.ts. */
+  sampleMetricPoints(orgId: string, runId: number, logName: string, stepMin: number, stepMax: number, limit: number): Promise<Point[]>;
+  /** One metric's summary for each run of the project that has it (or of the given runs). */
+  listRunMetricSummaries(orgId: string, projectId: number, logName: string, runIds?: number[]): Promise<RunMetricSummary[]>;
+  /** Distinct metric names of a project (or of some of its runs), ascending, at most `limit`. */
+  listMetricNames(orgId: string, projectId: number, query: MetricNameQuery): Promise<string[]>;
+  /** Console lines ordered by lineNumber, then time; `total` counts every match regardless of paging. */
+  listConsoleLines(orgId: string, runId: number, query: ConsoleLineQuery): Promise<{ lines: ConsoleLine[]; total: number }>;
+  /** Data rows of the run, optionally of one name, by name then step. */
+  listDataRows(orgId: string, runId: number, logName?: string): Promise<StoredDataRow[]>;
+}
+
+/** Points of one metric in ascending step order, one per step (the last one sent for a step wins). */
+export interface MetricSeries {
+  logName: string;
+  steps: number[];
+  values: number[];
+  /** Client time of each point, epoch ms. */
+  times: number[];
+}
+
+export interface MetricSummary extends MetricSummaryState {
+  logName: string;
+  /** The part of logName before its last `/`; "" when there is none. */
+  logGroup: string;
+}
+
+export interface ConsoleLine {
+  time: number;
+  message: string;
+  lineNumber: number;
+  logType: ConsoleLogType;
+  step: number | null;
+}
+
+export interface DataRow {
+  time: number;
+  step: number;
+  logName: string;
+  dataType: string;
+  data: string;
+}
+
+export interface RunMetricSummary {
+  runId: number;
+  summary: MetricSummaryState;
+}
+
+export interface MetricNameQuery {
+  search?: string;
+  runIds?: number[];
+  limit: number;
+}
+
+export interface ConsoleLineQuery {
+  logType?: ConsoleLogType;
+  limit: number;
+  offset: number;
+}
+
+export interface StoredDataRow extends DataRow {
+  logGroup: string;
+}
+
+export interface Organization {
+  id: string;
+  slug: string;
+  createdAt: number;
+}
+
+export interface User {
+  id: string;
+  orgId: string;
+  name: string;
+  createdAt: number;
+}
+
+export interface NewApiKey {
+  orgId: string;
+  userId: string;
+  name: string;
+  keyHash: string;
+  /** The first characters of the key, shown in listings so a person can tell keys apart. */
+  displayPrefix: string;
+  createdAt: number;
+  expiresAt: number | null;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  orgId: string;
+  userId: string;
+  name: string;
+  displayPrefix: string;
+  createdAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+}
+
+/** Who made a write, recorded on status history events. */
+export interface Actor {
+  userId: string | null;
+  apiKeyId: string | null;
+}
+
+export interface Project {
+  id: number;
+  name: string;
+  runPrefix: string;
+  createdAt: number;
+  updatedAt: number;
+  runCount: number;
+}
+
+export const LOG_TYPES = ["METRIC", "IMAGE", "VIDEO", "AUDIO", "FILE", "TEXT", "ARTIFACT", "HISTOGRAM", "TABLE", "DATA"] as const;
+export type LogType = (typeof LOG_TYPES)[number];
+
+export interface LogName {
+  logName: string;
+  logType: LogType;
+  /** The part of logName before its last `/`; null when there is none. */
+  logGroup: string | null;
+}
+
+export interface Run {
+  id: number;
+  projectId: number;
+  projectName: string;
+  name: string;
+  number: number;
+  displayId: string;
+  externalId: string | null;
+  status: RunStatus;
+  tags: string[];
+  notes: string | null;
+  config: Json | null;
+  systemMetadata: Json | null;
+  loggerSettings: Json | null;
+  statusMetadata: Json | null;
+  createdAt: number;
+  updatedAt: number;
+  statusUpdated: number | null;
+  heartbeatAt: number;
+  forkedFromRunId: number | null;
+  forkStep: number | null;
+}
+
+export interface CreateRunInput {
+  projectName: string;
+  name: string;
+  externalId?: string;
+  tags: string[];
+  config?: Json;
+  systemMetadata?: Json;
+  loggerSettings?: Json;
+  /** Backfilled creation time; defaults to `now`. */
+  createdAt?: number;
+  updatedAt?: number;
+  fork?: { runId: number; step: number; inheritConfig: boolean; inheritTags: boolean };
+  now: number;
+}
+
+export interface StatusUpdate {
+  status: RunStatus;
+  /** When the status changed (backfill); defaults to `now`. */
+  statusUpdated?: number;
+  statusMetadata?: Json;
+  loggerSettings?: Json;
+  source: StatusSource;
+  now: number;
+}
+
+export interface StatusEvent {
+  id: number;
+  runId: number;
+  fromStatus: RunStatus | null;
+  toStatus: RunStatus;
+  source: StatusSource;
+  metadata: Json | null;
+  actorId: string | null;
+  apiKeyId: string | null;
+  createdAt: number;
+}
+
+export interface NewAlert {
+  title: string;
+  body: string;
+  level: string;
+  /** Client time of the alert, epoch ms. */
+  timestamp: number | null;
+}
+
+export interface Alert extends NewAlert {
+  id: number;
+  createdAt: number;
+}

@@ -1,0 +1,27 @@
+import { after, before, describe } from "node:test";
+import type { Store } from "../../src/store/store.js";
+import { accountContract } from "./contract/accounts.js";
+import { BACKENDS } from "./contract/backends.js";
+import { isolationContract } from "./contract/isolation.js";
+import { runContract } from "./contract/runs.js";
+import { runStateContract } from "./contract/run-state.js";
+
+/**
+ * The Store contract (src/store/store.ts), run unchanged against every backend in BACKENDS.
+ * Each backend gets one fresh store; each test makes its own organizations in it.
+ */
+for (const backend of BACKENDS) {
+  describe(`Store contract: ${backend.name}`, () => {
+    let opened: Awaited<ReturnType<typeof backend.open>>;
+    before(async () => {
+      opened = await backend.open();
+    });
+    after(async () => opened.destroy());
+    const store = (): Store => opened.store;
+
+    describe("organizations, users and API keys", () => accountContract(store));
+    describe("organization isolation", () => isolationContract(store));
+    describe("runs and projects", () => runContract(store));
+    describe("status, attributes and heartbeats", () => runStateContract(store));
+  });
+}

@@ -1,0 +1,58 @@
+import { rmSync } from "node:fs";
+import { SqliteStore } from "../../../src/store/sqlite/index.js";
+import type { Actor, CreateRunInput, Store } from "../../../src/store/store.js";
+import { makeTempDir } from "../../helpers/start-server.js";
+
+/** A store backend under test: opens a fresh, empty store and removes it afterwards. */
+export interface Backend {
+  name: string;
+  open(): Promise<{ store: Store; destroy(): Promise<void> }>;
+}
+
+/**
+ * Every backend the contract runs against. A PostgreSQL backend joins this list (opened from
+ * TEST_POSTGRES_URL, a fresh schema per open) when it exists; the suites do not change.
+ */
+export const BACKENDS: Backend[] = [
+  {
+    name: "sqlite",
+    async open() {
+      const dir = makeTempDir("stepwise-contract-");
+      const store = SqliteStore.open(dir);
+      return {
+        store,
+        async destroy() {
+          await store.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+];
+
+/** Ordinary times for the suites: far above the tiny times the stale-run test uses. */
+export const T0 = Date.UTC(2030, 0, 1);
+export const ACTOR: Actor = { userId: "user-1", apiKeyId: "key-1" };
+
+let counter = 0;
+/** A fresh organization per test, so tests share a store but never data. */
+export async function newOrg(store: Store): Promise<string> {
+  return (await store.createOrganization(`org-${++counter}-${Math.random().toString(36).slice(2, 8)}`, T0)).id;
+}
+
+export function runInput(overrides: Partial<CreateRunInput> = {}): CreateRunInput {
+  return { projectName: "project", name: "run", tags: [], now: T0, ...overrides };
+}
+
+/** Asserts that the promise rejects with a DomainError of this code (the contract's way to report rule violations). */
+export async function rejectsWith(promise: Promise<unknown>, code: string): Promise<void> {
+  let error: unknown;
+  try {
+    await promise;
+  } catch (caught) {
+    error = caught;
+  }
+  if (!error || (error as { code?: string }).code !== code) {
+    throw new Error(`expected a DomainError ${code}, got ${error === undefined ? "success" : String((error as Error).message ?? error)}`);
+  }
+}
