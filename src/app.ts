@@ -3,10 +3,12 @@ import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance } from "fastify";
 import { randomUUID } from "node:crypto";
+import type { BlobStore } from "./blobs/blob-store.js";
 import type { Config } from "./config.js";
 import type { Clock } from "./domain/time.js";
 import { authenticate } from "./http/auth.js";
 import { errorHandler, notFoundHandler } from "./http/errors.js";
+import { fileRoutes, signedFileRoutes } from "./http/routes/files.js";
 import { healthRoutes } from "./http/routes/health.js";
 import { ingestRoutes } from "./http/routes/ingest.js";
 import { logRoutes } from "./http/routes/logs.js";
@@ -21,6 +23,9 @@ export interface AppDeps {
   config: Config;
   store: Store;
   clock: Clock;
+  blobs: BlobStore;
+  /** HMAC secret of signed file URLs (files/signing-secret.ts). */
+  signingSecret: Buffer;
 }
 
 /** 1 MiB outside the ingest routes (decisions §7): run writes are small; a larger body is a mistake. */
@@ -61,6 +66,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes(deps));
+  await app.register(signedFileRoutes(deps));
   await app.register(async (api) => {
     api.addHook("onRequest", authenticate(deps.store, deps.clock));
     await api.register(projectRoutes(deps));
@@ -70,6 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(metricRoutes(deps));
     await api.register(statsRoutes(deps));
     await api.register(logRoutes(deps));
+    await api.register(fileRoutes(deps));
   });
   return app;
 }

@@ -14,6 +14,7 @@ describe("loadConfig", () => {
       staleAfterMs: 15 * 60_000,
       logLevel: "info",
       keepAliveTimeoutMs: 72_000,
+      maxUploadBytes: 5 * 1024 ** 3,
     });
     assert.ok(Object.isFrozen(config));
   });
@@ -45,6 +46,14 @@ describe("loadConfig", () => {
     assert.equal(loadConfig({ "--public-url": "https://x.example/base//" }, {}).publicUrl, "https://x.example/base");
   });
 
+  it("reads upload sizes in bytes, decimal and binary units", () => {
+    const size = (raw: string) => loadConfig({ "--max-upload-size": raw }, {}).maxUploadBytes;
+    assert.equal(size("1048576"), 1_048_576);
+    assert.equal(size("200MB"), 200_000_000);
+    assert.equal(size("5gib"), 5 * 1024 ** 3);
+    assert.equal(size("64 KiB"), 65_536);
+  });
+
   it("keeps idle connections longer than the 60 s client pools by default", () => {
     assert.ok(loadConfig({}, {}).keepAliveTimeoutMs >= 65_000);
   });
@@ -58,6 +67,8 @@ describe("loadConfig", () => {
       [{ "--stale-after": "soon" }, {}, /stale-after/],
       [{ "--stale-after": "-5m" }, {}, /stale-after/],
       [{ "--log-level": "loud" }, {}, /log-level/],
+      [{ "--max-upload-size": "5 parsecs" }, {}, /max-upload-size/],
+      [{ "--max-upload-size": "-1" }, {}, /max-upload-size/],
       [{ "--keep-alive-timeout": "1w" }, {}, /keep-alive-timeout/],
     ];
     for (const [flags, env, message] of bad) {

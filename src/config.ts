@@ -15,6 +15,8 @@ export interface Config {
   readonly logLevel: string;
   /** Keep-alive above the 60 s idle timeout of common client pools, so the server never closes first. */
   readonly keepAliveTimeoutMs: number;
+  /** The largest file a signed upload may carry; uploads stream, so this bounds disk, not memory. */
+  readonly maxUploadBytes: number;
 }
 
 interface OptionSpec {
@@ -44,6 +46,9 @@ export const OPTIONS: readonly OptionSpec[] = [
     parse: (v) => parseEnum(v, "log-level", ["fatal", "error", "warn", "info", "debug", "trace", "silent"]) },
   { key: "keepAliveTimeoutMs", flag: "--keep-alive-timeout", env: "STEPWISE_KEEP_ALIVE_TIMEOUT", default: "72s",
     doc: "How long an idle keep-alive connection stays open.", parse: (v) => parseDuration(v, "keep-alive-timeout") },
+  { key: "maxUploadBytes", flag: "--max-upload-size", env: "STEPWISE_MAX_UPLOAD_SIZE", default: "5GiB",
+    doc: "Largest file accepted by a signed upload (bytes, or with KiB, MiB, GiB, KB, MB, GB).",
+    parse: (v) => parseSize(v, "max-upload-size") },
 ];
 
 export class ConfigError extends Error {}
@@ -72,6 +77,16 @@ export function parseDuration(raw: string, name: string): number {
   const match = /^(\d+)(ms|s|m|h|d)?$/.exec(raw.trim());
   if (!match) throw new ConfigError(`${name} must be a duration like 30s, 15m, 2h or 7d, got '${raw}'`);
   return Number(match[1]) * DURATION_UNITS[match[2] ?? "s"]!;
+}
+
+const SIZE_UNITS: Record<string, number> = { "": 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+
+/** Parses a byte size: `1048576`, `200MB`, `5GiB` (case-insensitive). */
+export function parseSize(raw: string, name: string): number {
+  const match = /^(\d+)\s*([a-z]*)$/i.exec(raw.trim());
+  const unit = SIZE_UNITS[(match?.[2] ?? "").toLowerCase()];
+  if (!match || unit === undefined) throw new ConfigError(`${name} must be a size like 1048576, 200MB or 5GiB, got '${raw}'`);
+  return Number(match[1]) * unit;
 }
 
 function parseEnum(raw: string, name: string, allowed: string[]): string {

@@ -1,7 +1,10 @@
 import type { FastifyInstance } from "fastify";
+import { join } from "node:path";
 import { buildApp } from "./app.js";
+import { LocalBlobStore } from "./blobs/local.js";
 import type { Config } from "./config.js";
 import { systemClock, type Clock } from "./domain/time.js";
+import { loadSigningSecret } from "./files/signing-secret.js";
 import { startStaleRunMonitor, type StaleRunMonitor } from "./monitor/stale-runs.js";
 import { bootstrap } from "./services/accounts.js";
 import { SqliteStore } from "./store/sqlite/index.js";
@@ -23,7 +26,8 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   const store = SqliteStore.open(config.dataDir);
   let app: FastifyInstance;
   try {
-    app = await buildApp({ config, store, clock });
+    const blobs = new LocalBlobStore(join(config.dataDir, "files"));
+    app = await buildApp({ config, store, clock, blobs, signingSecret: loadSigningSecret(config.dataDir) });
   } catch (error) {
     await store.close();
     throw error;

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from "fastify";
+import type { Signature } from "../domain/signed-urls.js";
 
 /**
  * Absolute URLs start with the configured public URL, else with the scheme and Host of the
@@ -16,4 +17,15 @@ export function runUrl(base: string, projectName: string, runId: number): string
 /** The web UI comparison of runs of one project. */
 export function comparisonUrl(base: string, projectName: string, runIds: number[]): string {
   return `${base}/projects/${encodeURIComponent(projectName)}/compare?runIds=${runIds.join(",")}`;
+}
+
+/** A signed upload URL: the client PUTs the file's bytes there, without a key. */
+export function uploadUrl(base: string, fileId: number, { expires, sig }: Signature): string {
+  return `${base}/files/upload/${fileId}?expires=${expires}&sig=${sig}`;
+}
+
+/** A signed download URL; the file name ends the path so browsers save it under that name. */
+export function downloadUrl(base: string, fileId: number, fileName: string, { expires, sig }: Signature): string {
+  const name = encodeURIComponent(fileName.split("/").at(-1)!);
+  return `${base}/files/download/${fileId}/${name}?expires=${expires}&sig=${sig}`;
 }

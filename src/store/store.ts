@@ -111,6 +111,46 @@ export interface Store {
   listConsoleLines(orgId: string, runId: number, query: ConsoleLineQuery): Promise<{ lines: ConsoleLine[]; total: number }>;
   /** Data rows of the run, optionally of one name, by name then step. */
   listDataRows(orgId: string, runId: number, logName?: string): Promise<StoredDataRow[]>;
+
+  // Files (decisions §7). Records live here; their bytes in a BlobStore (src/blobs).
+  /**
+   * Registers files of a run, idempotent on (run, logName, fileName): a name registered again
+   * keeps its ID and takes the new metadata. Adds the log names by file type. One transaction;
+   * undefined for an unknown run.
+   */
+  registerFiles(orgId: string, runId: number, files: NewFile[], now: number): Promise<StoredFile[] | undefined>;
+  /** A file by ID in any organization: for signed URLs only, whose signature is their authority. */
+  getFile(fileId: number): Promise<StoredFile | undefined>;
+  /** Records that the file's bytes are stored, with their real size. */
+  markFileUploaded(fileId: number, size: number, now: number): Promise<void>;
+  /** Uploaded files of the run, by step, then sample index, then name. */
+  listFiles(orgId: string, runId: number, query: FileQuery): Promise<StoredFile[]>;
+}
+
+export interface NewFile {
+  logName: string;
+  fileName: string;
+  fileType: string;
+  fileSize: number;
+  /** Client time, epoch ms. */
+  time: number;
+  step: number;
+  sampleIndex?: number | null;
+  caption?: string | null;
+  annotations?: string | null;
+}
+
+export interface StoredFile extends Required<NewFile> {
+  id: number;
+  runId: number;
+  logGroup: string;
+  /** When the bytes were stored; null until the upload arrives. */
+  uploadedAt: number | null;
+}
+
+export interface FileQuery {
+  logName?: string;
+  logGroup?: string;
 }
 
 /** Points of one metric in ascending step order, one per step (the last one sent for a step wins). */

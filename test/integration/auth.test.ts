@@ -5,7 +5,7 @@ import { ApiClient } from "../helpers/client.js";
 import { makeOrg, ManualClock, startTestServer, type TestServer } from "../helpers/start-server.js";
 
 /** Routes that answer without a key (decisions §1). Everything else in the OpenAPI document needs one. */
-const PUBLIC_PATHS = new Set(["/api/health", "/api/health/ready", "/api/openapi.json"]);
+const PUBLIC_PATHS = new Set(["/api/health", "/api/health/ready", "/api/openapi.json", "/files/upload/{fileId}", "/files/download/{fileId}/{fileName}"]);
 const isPublic = (path: string) => PUBLIC_PATHS.has(path) || path === "/api/docs" || path.startsWith("/api/docs/");
 
 /** A concrete path for an OpenAPI path template: `{runId}` → 1, `{displayId}` → `RUN-1`. */

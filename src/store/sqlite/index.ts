@@ -4,12 +4,13 @@ import type { Json } from "../../domain/merge.js";
 import type { Point } from "../../domain/sampling.js";
 import type { RunStatus } from "../../domain/status.js";
 import type {
-  Actor, Alert, ApiKeyRecord, ConsoleLine, ConsoleLineQuery, CreateRunInput, DataRow, LogName, LogType, MetricNameQuery, MetricSeries, MetricSummary, NewAlert,
-  NewApiKey, Organization, Project, Run, RunMetricSummary, StatusEvent, StatusUpdate, Store, StoredDataRow, User,
+  Actor, Alert, ApiKeyRecord, ConsoleLine, ConsoleLineQuery, CreateRunInput, DataRow, FileQuery, LogName, LogType, MetricNameQuery, MetricSeries, MetricSummary, NewAlert,
+  NewApiKey, NewFile, Organization, Project, Run, RunMetricSummary, StatusEvent, StatusUpdate, Store, StoredDataRow, StoredFile, User,
 } from "../store.js";
 import { openDatabase, Statements, type Db } from "./db.js";
 import * as consoleLogs from "./console-logs.js";
 import * as dataRows from "./data-rows.js";
+import * as files from "./files.js";
 import * as keys from "./keys.js";
 import * as metricReads from "./metric-reads.js";
 import * as metrics from "./metrics.js";
@@ -172,5 +173,18 @@ export class SqliteStore implements Store {
   }
   async listDataRows(orgId: string, runId: number, logName?: string): Promise<StoredDataRow[]> {
     return dataRows.listDataRows(this.s, orgId, runId, logName);
+  }
+
+  async registerFiles(orgId: string, runId: number, newFiles: NewFile[], now: number): Promise<StoredFile[] | undefined> {
+    return this.write(() => files.registerFiles(this.s, orgId, runId, newFiles, now));
+  }
+  async getFile(fileId: number): Promise<StoredFile | undefined> {
+    return files.getFile(this.s, fileId);
+  }
+  async markFileUploaded(fileId: number, size: number, now: number): Promise<void> {
+    files.markFileUploaded(this.s, fileId, size, now);
+  }
+  async listFiles(orgId: string, runId: number, query: FileQuery): Promise<StoredFile[]> {
+    return files.listFiles(this.s, orgId, runId, query);
   }
 }

@@ -1,0 +1,57 @@
+import { Type } from "typebox";
+import { EpochMs, Nullable, ProjectName, RunId, Step, Timestamp } from "./common.js";
+
+const LogName = Type.String({ minLength: 1, maxLength: 255 });
+
+export const RegisterFilesBody = Type.Object({
+  files: Type.Array(
+    Type.Object({
+      fileName: Type.String({ minLength: 1, maxLength: 255, description: "A label, not a path: no '..', no absolute paths." }),
+      fileSize: Type.Integer({ minimum: 0, description: "Declared size; replaced by the uploaded size." }),
+      fileType: Type.String({ maxLength: 255, description: "Extension or media type (png, image/png, mask, \"\")." }),
+      time: EpochMs,
+      step: Step,
+      logName: LogName,
+      sampleIndex: Nullable(Type.Integer({ minimum: 0 })),
+      caption: Nullable(Type.String({ maxLength: 10_000 })),
+      annotations: Nullable(Type.String({ maxLength: 1_000_000 })),
+    }),
+    { minItems: 1, maxItems: 10_000 },
+  ),
+});
+
+export const RegisterFilesResponse = Type.Record(Type.String(), Type.Array(Type.Record(Type.String(), Type.String())), {
+  description: "{<logName>: [{<fileName>: <signed upload URL, valid 1 hour>}]}",
+});
+
+export const FilesQuery = Type.Object({
+  runId: RunId,
+  projectName: ProjectName,
+  logName: Type.Optional(LogName),
+  logGroup: Type.Optional(Type.String({ maxLength: 255 })),
+});
+
+export const FilesResponse = Type.Object({
+  files: Type.Array(
+    Type.Object({
+      fileName: Type.String(),
+      fileType: Type.String(),
+      fileSize: Type.Integer(),
+      logName: Type.String(),
+      logGroup: Type.String(),
+      time: Timestamp,
+      step: Type.Integer(),
+      sampleIndex: Type.Union([Type.Integer(), Type.Null()]),
+      url: Type.String({ description: "Signed download URL, valid 5 days." }),
+      caption: Type.Optional(Type.String()),
+      annotations: Type.Optional(Type.String()),
+    }),
+  ),
+});
+
+export const SignedFileParams = Type.Object({ fileId: Type.Integer({ minimum: 1 }) });
+export const SignedDownloadParams = Type.Object({ fileId: Type.Integer({ minimum: 1 }), fileName: Type.String() });
+export const SignatureQuery = Type.Object({
+  expires: Type.Optional(Type.String({ description: "Expiry, epoch ms." })),
+  sig: Type.Optional(Type.String({ description: "HMAC-SHA256 signature, base64url." })),
+});
