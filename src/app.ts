@@ -15,8 +15,10 @@ import { logRoutes } from "./http/routes/logs.js";
 import { metricRoutes } from "./http/routes/metrics.js";
 import { statsRoutes } from "./http/routes/stats.js";
 import { projectRoutes } from "./http/routes/projects.js";
+import { runListRoutes } from "./http/routes/run-list.js";
 import { runDetailRoutes } from "./http/routes/run-details.js";
 import { runWriteRoutes } from "./http/routes/runs.js";
+import { FieldFilterTerm, RunFilterGrammar } from "./http/schemas/run-list.js";
 import type { Store } from "./store/store.js";
 
 export interface AppDeps {
@@ -58,7 +60,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     openapi: {
       openapi: "3.1.0",
       info: { title: "Stepwise API", version: "1.0.0", description: "Experiment tracking: runs, metrics, logs and files." },
-      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "API key (sw_...)" } } },
+      components: {
+        securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "API key (sw_...)" } },
+        // The filter grammars travel as JSON text in query parameters; their shapes are published here.
+        // (TypeBox schemas are plain JSON Schema objects; the OpenAPI typings just do not know their classes.)
+        schemas: { RunFilterGrammar, FieldFilterTerm } as Record<string, object>,
+      },
       security: [{ bearer: [] }],
     },
   });
@@ -72,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(projectRoutes(deps));
     await api.register(runWriteRoutes(deps));
     await api.register(runDetailRoutes(deps));
+    await api.register(runListRoutes(deps));
     await api.register(ingestRoutes(deps));
     await api.register(metricRoutes(deps));
     await api.register(statsRoutes(deps));

@@ -1,6 +1,7 @@
 import type { Json } from "../domain/merge.js";
 import type { ConsoleLogType } from "../domain/console-logs.js";
 import type { RunStatus, StatusSource } from "../domain/status.js";
+import type { ColumnSort } from "../domain/run-list.js";
 import type { MetricSummaryState } from "../domain/summaries.js";
 import type { Point } from "../domain/sampling.js";
 
@@ -49,6 +50,12 @@ export interface Store {
   /** Sets a finished run back to RUNNING (history source `resume`); a RUNNING run is unchanged. */
   resumeRun(orgId: string, runId: number, now: number, actor: Actor): Promise<Run | undefined>;
   getRun(orgId: string, runId: number): Promise<Run | undefined>;
+  /** One page of a project's runs by name search, tags and statuses, in column order; `total` counts every match. */
+  listRuns(orgId: string, projectId: number, query: RunListQuery): Promise<{ runs: Run[]; total: number }>;
+  /** Every run of the project that the narrowing matches, newest first, with what filters and sorts read. */
+  listRunCandidates(orgId: string, projectId: number, narrowing: RunNarrowing): Promise<RunCandidate[]>;
+  /** Runs by ID, in the order asked; IDs unknown in the organization are left out. */
+  getRuns(orgId: string, runIds: number[]): Promise<Run[]>;
   getRunByExternalId(orgId: string, projectName: string, externalId: string): Promise<Run | undefined>;
   /** Runs whose display ID is `<prefix>-<number>`, in every project of the organization or in one. */
   listRunsByDisplayId(orgId: string, prefix: string, number: number, projectName?: string): Promise<Run[]>;
@@ -105,6 +112,8 @@ export interface Store {
   sampleMetricPoints(orgId: string, runId: number, logName: string, stepMin: number, stepMax: number, limit: number): Promise<Point[]>;
   /** One metric's summary for each run of the project that has it (or of the given runs). */
   listRunMetricSummaries(orgId: string, projectId: number, logName: string, runIds?: number[]): Promise<RunMetricSummary[]>;
+  /** The LAST finite value of one metric per run of the project (inherited points included), for runs that have one. */
+  listRunLastValues(orgId: string, projectId: number, logName: string): Promise<Map<number, number>>;
   /** Distinct metric names of a project (or of some of its runs), ascending, at most `limit`. */
   listMetricNames(orgId: string, projectId: number, query: MetricNameQuery): Promise<string[]>;
   /** Console lines ordered by lineNumber, then time; `total` counts every match regardless of paging. */
@@ -302,6 +311,22 @@ export interface CreateRunInput {
   fork?: { runId: number; step: number; inheritConfig: boolean; inheritTags: boolean };
   now: number;
 }
+
+/** What the store narrows run lists by, before any filter grammar runs. */
+export interface RunNarrowing {
+  /** Case-insensitive substring of the run name. */
+  search?: string;
+  /** Runs with any of these tags. */
+  tags?: string[];
+  statuses?: RunStatus[];
+}
+
+export interface RunListQuery extends RunNarrowing {
+  order: { field: ColumnSort; descending: boolean };
+  page: { limit: number; offset: number };
+}
+
+export type RunCandidate = Pick<Run, "id" | "name" | "status" | "tags" | "createdAt" | "updatedAt" | "heartbeatAt" | "config" | "systemMetadata">;
 
 export interface StatusUpdate {
   status: RunStatus;

@@ -5,7 +5,7 @@ import type { Point } from "../../domain/sampling.js";
 import type { RunStatus } from "../../domain/status.js";
 import type {
   Actor, Alert, ApiKeyRecord, ConsoleLine, ConsoleLineQuery, CreateRunInput, DataRow, FileQuery, LogName, LogType, MetricNameQuery, MetricSeries, MetricSummary, NewAlert,
-  NewApiKey, NewFile, Organization, Project, Run, RunMetricSummary, StatusEvent, StatusUpdate, Store, StoredDataRow, StoredFile, User,
+  NewApiKey, NewFile, Organization, Project, Run, RunCandidate, RunListQuery, RunMetricSummary, RunNarrowing, StatusEvent, StatusUpdate, Store, StoredDataRow, StoredFile, User,
 } from "../store.js";
 import { openDatabase, Statements, type Db } from "./db.js";
 import * as consoleLogs from "./console-logs.js";
@@ -17,6 +17,7 @@ import * as metrics from "./metrics.js";
 import * as organizations from "./organizations.js";
 import * as projects from "./projects.js";
 import * as attributes from "./run-attributes.js";
+import * as runList from "./run-list.js";
 import * as runs from "./runs.js";
 import * as status from "./status.js";
 
@@ -98,6 +99,15 @@ export class SqliteStore implements Store {
   async getRun(orgId: string, runId: number): Promise<Run | undefined> {
     return runs.getRun(this.s, orgId, runId);
   }
+  async listRuns(orgId: string, projectId: number, query: RunListQuery): Promise<{ runs: Run[]; total: number }> {
+    return runList.listRuns(this.s, orgId, projectId, query);
+  }
+  async listRunCandidates(orgId: string, projectId: number, narrowing: RunNarrowing): Promise<RunCandidate[]> {
+    return runList.listRunCandidates(this.s, orgId, projectId, narrowing);
+  }
+  async getRuns(orgId: string, runIds: number[]): Promise<Run[]> {
+    return runList.getRuns(this.s, orgId, runIds);
+  }
   async getRunByExternalId(orgId: string, projectName: string, externalId: string): Promise<Run | undefined> {
     return runs.getRunByExternalId(this.s, orgId, projectName, externalId);
   }
@@ -164,6 +174,9 @@ export class SqliteStore implements Store {
   }
   async listRunMetricSummaries(orgId: string, projectId: number, logName: string, runIds?: number[]): Promise<RunMetricSummary[]> {
     return metricReads.listRunMetricSummaries(this.s, orgId, projectId, logName, runIds);
+  }
+  async listRunLastValues(orgId: string, projectId: number, logName: string): Promise<Map<number, number>> {
+    return metricReads.listRunLastValues(this.s, orgId, projectId, logName);
   }
   async listMetricNames(orgId: string, projectId: number, query: MetricNameQuery): Promise<string[]> {
     return metricReads.listMetricNames(this.s, orgId, projectId, query);

@@ -142,3 +142,31 @@ export function listMetricNames(s: Statements, orgId: string, projectId: number,
   const needle = query.search?.toLowerCase();
   return [...names].filter((name) => !needle || name.toLowerCase().includes(needle)).sort().slice(0, query.limit);
 }
+
+/**
+ * The LAST finite value of one metric for every run of a project that has one: what run filters and
+ * sorts on `summaryMetrics.<name>` compare. Reads one column (rows as arrays: building row objects
+ * would cost more than the query); only forked runs take the lineage path.
+ */
+export function listRunLastValues(s: Statements, orgId: string, projectId: number, logName: string): Map<number, number> {
+  const rows = s
+    .get(
+      `SELECT r.id, r.forked_from_run_id, m.last_value
+       FROM runs r LEFT JOIN metrics m ON m.run_id = r.id AND m.log_name = ?
+       WHERE r.org_id = ? AND r.project_id = ? AND (m.id IS NOT NULL OR r.forked_from_run_id IS NOT NULL)`,
+    )
+    .raw(true)
+    .all(logName, orgId, projectId) as [number, number | null, number | null][];
+  const values = new Map<number, number>();
+  const forked: number[] = [];
+  for (const [runId, forkedFrom, lastValue] of rows) {
+    if (forkedFrom !== null) forked.push(runId);
+    else if (lastValue !== null) values.set(runId, lastValue);
+  }
+  if (forked.length > 0) {
+    for (const { runId, summary } of listRunMetricSummaries(s, orgId, projectId, logName, forked)) {
+      if (summary.lastValue !== null) values.set(runId, summary.lastValue);
+    }
+  }
+  return values;
+}

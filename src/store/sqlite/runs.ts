@@ -7,7 +7,7 @@ import { fromJsonText, toJsonText, type Statements } from "./db.js";
 import { getOrCreateProjectRow } from "./projects.js";
 import { insertStatusEvent } from "./status.js";
 
-interface RunRow {
+export interface RunRow {
   id: number;
   project_id: number;
   project_name: string;
@@ -30,13 +30,13 @@ interface RunRow {
   fork_step: number | null;
 }
 
-const SELECT_RUN = `
+export const SELECT_RUN = `
   SELECT r.id, r.project_id, p.name AS project_name, r.name, r.number, r.display_id, r.external_id, r.status,
          r.tags, r.notes, r.config, r.system_metadata, r.logger_settings, r.status_metadata, r.created_at,
          r.updated_at, r.status_updated, r.heartbeat_at, r.forked_from_run_id, r.fork_step
   FROM runs r JOIN projects p ON p.id = r.project_id`;
 
-function toRun(row: RunRow): Run {
+export function toRun(row: RunRow): Run {
   return {
     id: row.id,
     projectId: row.project_id,

@@ -1,0 +1,133 @@
+import { invalidInput } from "./errors.js";
+import { flatten, type Json } from "./merge.js";
+import { lookupKey, type FilterableRun } from "./run-view.js";
+import { RUN_STATUSES, STATUS_ALIASES, type RunStatus } from "./status.js";
+
+/** Sorts the store does itself, on columns. */
+export const COLUMN_SORTS = ["createdAt", "updatedAt", "name", "status"] as const;
+export type ColumnSort = (typeof COLUMN_SORTS)[number];
+
+/**
+ * The `sort` parameter of `/list` (decisions §5): a column, or a config, system-metadata or summary
+ * metric key, each optionally prefixed with `-` for descending.
+ */
+export type RunSort =
+  | { kind: "column"; field: ColumnSort; descending: boolean }
+  | { kind: "config" | "systemMetadata" | "summaryMetrics"; key: string; descending: boolean };
+
+const KEY_SORT_PREFIXES: [string, "config" | "systemMetadata" | "summaryMetrics"][] = [
+  ["config.", "config"],
+  ["systemMetadata.", "systemMetadata"],
+  ["summary_metrics.", "summaryMetrics"],
+  ["summaryMetrics.", "summaryMetrics"],
+];
+
+export function parseRunSort(raw: string | undefined): RunSort {
+  const text = (raw ?? "-createdAt").trim();
+  const descending = text.startsWith("-");
+  const name = descending ? text.slice(1) : text;
+  if ((COLUMN_SORTS as readonly string[]).includes(name)) return { kind: "column", field: name as ColumnSort, descending };
+  for (const [prefix, kind] of KEY_SORT_PREFIXES) {
+    if (name.startsWith(prefix) && name.length > prefix.length) return { kind, key: name.slice(prefix.length), descending };
+  }
+  throw invalidInput(
+    `sort: '${raw}' is not one of createdAt, updatedAt, name, status, config.<key>, systemMetadata.<key> or summary_metrics.<name> (prefix - for descending)`,
+  );
+}
+
+/** The `status` parameter: a comma list of status names (any case) or the aliases finished, crashed, killed. */
+export function parseStatusList(raw: string | undefined): RunStatus[] | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  return [...new Set(raw.split(",").map((part) => {
+    const name = part.trim();
+    const status = STATUS_ALIASES[name.toLowerCase()] ?? RUN_STATUSES.find((s) => s === name.toUpperCase());
+    if (!status) throw invalidInput(`status: '${name}' is not one of ${RUN_STATUSES.join(", ")}`);
+    return status;
+  }))];
+}
+
+/** The `tags` parameter: comma-separated, blanks ignored. */
+export function parseTagList(raw: string | undefined): string[] | undefined {
+  const tags = (raw ?? "").split(",").map((tag) => tag.trim()).filter((tag) => tag !== "");
+  return tags.length === 0 ? undefined : [...new Set(tags)];
+}
+
+export interface FieldSelection {
+  source: "config" | "systemMetadata";
+  key: string;
+}
+
+/** The field selection (`visibleColumns`): a JSON array of {source, key}. */
+export function parseFieldSelection(raw: string | undefined): FieldSelection[] | undefined {
+  if (raw === undefined) return undefined;
+  const parsed = parseJsonParameter("visibleColumns", raw);
+  if (!Array.isArray(parsed)) throw invalidInput("visibleColumns: must be a JSON array of {source, key}");
+  return parsed.map((entry, index) => {
+    const { source, key } = (entry ?? {}) as { source?: unknown; key?: unknown };
+    if (source !== "config" && source !== "systemMetadata") throw invalidInput(`visibleColumns[${index}].source: must be config or systemMetadata`);
+    if (typeof key !== "string" || key === "") throw invalidInput(`visibleColumns[${index}].key: must be a non-empty string`);
+    return { source, key };
+  });
+}
+
+export function parseJsonParameter(name: string, raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch (error) {
+    throw invalidInput(`${name}: malformed JSON (${(error as Error).message})`);
+  }
+}
+
+/** `_flatConfig` / `_flatSystemMetadata` of one source, restricted to the selected keys when a selection is given. */
+export function fieldValues(flat: Record<string, Json>, source: FieldSelection["source"], selection: FieldSelection[] | undefined): Record<string, Json> {
+  if (selection === undefined) return flat;
+  const picked: Record<string, Json> = {};
+  for (const { key } of selection.filter((entry) => entry.source === source)) {
+    const found = lookupKey(flat, key);
+    if (found.found) Object.defineProperty(picked, key, { value: found.value, enumerable: true, writable: true, configurable: true });
+  }
+  return picked;
+}
+
+/** The value a key sort orders by; undefined when the run lacks it. */
+export function sortValue(run: FilterableRun, sort: Extract<RunSort, { kind: "config" | "systemMetadata" | "summaryMetrics" }>): Json | undefined {
+  const found = lookupKey<Json>(run[sort.kind], sort.key);
+  return found.found ? found.value : undefined;
+}
+
+// Values of different types order as MongoDB orders them: null, numbers, strings, objects, arrays, booleans.
+const TYPE_RANK = (value: Json) =>
+  value === null ? 0 : typeof value === "number" ? 1 : typeof value === "string" ? 2 : Array.isArray(value) ? 4 : typeof value === "object" ? 3 : 5;
+
+/**
+ * Compares two sort values for the requested direction. Runs without the value come last in both
+ * directions, so sorting by a metric never hides the runs that have it behind those that lack it.
+ */
+export function compareSortValues(a: Json | undefined, b: Json | undefined, descending: boolean): number {
+  if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? 1 : -1;
+  const byType = TYPE_RANK(a) - TYPE_RANK(b);
+  let order: number;
+  if (byType !== 0) order = byType;
+  else if (typeof a === "number" || typeof a === "boolean") order = Number(a) - Number(b);
+  else if (typeof a === "string") order = a < (b as string) ? -1 : a > (b as string) ? 1 : 0;
+  else order = JSON.stringify(a) < JSON.stringify(b) ? -1 : JSON.stringify(a) > JSON.stringify(b) ? 1 : 0;
+  return descending ? -order : order;
+}
+
+/** A run as the filters see it: flattened config and metadata, and the summary values it needs. */
+export function toFilterableRun(
+  run: { name: string; status: RunStatus; tags: string[]; createdAt: number; updatedAt: number; heartbeatAt: number | null; config: Json | null; systemMetadata: Json | null },
+  summaryMetrics: Record<string, number | null>,
+): FilterableRun {
+  return {
+    name: run.name,
+    status: run.status,
+    tags: run.tags,
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+    heartbeatAt: run.heartbeatAt,
+    config: flatten(run.config ?? undefined),
+    systemMetadata: flatten(run.systemMetadata ?? undefined),
+    summaryMetrics,
+  };
+}

@@ -1,0 +1,38 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { AppDeps } from "../../app.js";
+import { projectNotFound } from "../../domain/errors.js";
+import { toIso, toIsoOrNull } from "../../domain/time.js";
+import { listProjectRuns } from "../../services/run-list.js";
+import { STANDARD_ERRORS } from "../schemas/common.js";
+import { ListRunsQuery, ListRunsResponse } from "../schemas/run-list.js";
+
+/** GET /api/runs/list (spec §4.11, decisions §5): search, filters, sort, paging and field values. */
+export function runListRoutes({ store }: AppDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get("/api/runs/list", { schema: { tags: ["runs"], querystring: ListRunsQuery, response: { 200: ListRunsResponse, ...STANDARD_ERRORS } } }, async (request) => {
+      const { projectName, includeFieldValues, ...params } = request.query;
+      const project = await store.getProjectByName(request.auth.orgId, projectName);
+      if (!project) throw projectNotFound(projectName);
+      const { runs, total } = await listProjectRuns(store, request.auth.orgId, project, {
+        ...params,
+        includeFieldValues: includeFieldValues === "true" || includeFieldValues === "1",
+      });
+      return {
+        runs: runs.map(({ run, fields }) => ({
+          id: run.id,
+          name: run.name,
+          number: run.number,
+          displayId: run.displayId,
+          projectName: run.projectName,
+          status: run.status,
+          tags: run.tags,
+          createdAt: toIso(run.createdAt),
+          updatedAt: toIso(run.updatedAt),
+          statusUpdated: toIsoOrNull(run.statusUpdated),
+          ...(fields && { _flatConfig: fields.config, _flatSystemMetadata: fields.systemMetadata }),
+        })),
+        total,
+      };
+    });
+  };
+}

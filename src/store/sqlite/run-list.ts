@@ -1,0 +1,73 @@
+import type { Json } from "../../domain/merge.js";
+import type { RunStatus } from "../../domain/status.js";
+import type { Run, RunCandidate, RunListQuery, RunNarrowing } from "../store.js";
+import type { Statements } from "./db.js";
+import { SELECT_RUN, toRun, type RunRow } from "./runs.js";
+
+const ORDER_COLUMNS = { createdAt: "r.created_at", updatedAt: "r.updated_at", name: "r.name", status: "r.status" } as const;
+
+/** The WHERE clause of the name search, tags (any of) and statuses, with its parameters. */
+function narrowingClause(orgId: string, projectId: number, narrowing: RunNarrowing): { sql: string; params: (string | number)[] } {
+  const where = ["r.org_id = ?", "r.project_id = ?"];
+  const params: (string | number)[] = [orgId, projectId];
+  if (narrowing.search) {
+    // instr, not LIKE: a search for "50%" or "a_b" means those characters.
+    where.push("instr(lower(r.name), lower(?)) > 0");
+    params.push(narrowing.search);
+  }
+  if (narrowing.tags?.length) {
+    where.push(`EXISTS (SELECT 1 FROM json_each(r.tags) t WHERE t.value IN (${narrowing.tags.map(() => "?").join(", ")}))`);
+    params.push(...narrowing.tags);
+  }
+  if (narrowing.statuses?.length) {
+    where.push(`r.status IN (${narrowing.statuses.map(() => "?").join(", ")})`);
+    params.push(...narrowing.statuses);
+  }
+  return { sql: where.join(" AND "), params };
+}
+
+/** One page of the matching runs in column order (ties by ID in the same direction), and how many match. */
+export function listRuns(s: Statements, orgId: string, projectId: number, query: RunListQuery): { runs: Run[]; total: number } {
+  const where = narrowingClause(orgId, projectId, query);
+  const direction = query.order.descending ? "DESC" : "ASC";
+  const rows = s
+    .get(`${SELECT_RUN} WHERE ${where.sql} ORDER BY ${ORDER_COLUMNS[query.order.field]} ${direction}, r.id ${direction} LIMIT ? OFFSET ?`)
+    .all(...where.params, query.page.limit, query.page.offset) as RunRow[];
+  const total = (s.get(`SELECT count(*) AS n FROM runs r WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
+  return { runs: rows.map(toRun), total };
+}
+
+type CandidateRow = [number, string, RunStatus, string, number, number, number, string | null, string | null];
+
+/**
+ * Every matching run, newest first, with only what filters and sorts read. Rows come as arrays:
+ * for thousands of runs, building row objects would cost more than the query.
+ */
+export function listRunCandidates(s: Statements, orgId: string, projectId: number, narrowing: RunNarrowing): RunCandidate[] {
+  const where = narrowingClause(orgId, projectId, narrowing);
+  const rows = s
+    .get(
+      `SELECT r.id, r.name, r.status, r.tags, r.created_at, r.updated_at, r.heartbeat_at, r.config, r.system_metadata
+       FROM runs r WHERE ${where.sql} ORDER BY r.created_at DESC, r.id DESC`,
+    )
+    .raw(true)
+    .all(...where.params) as CandidateRow[];
+  return rows.map(([id, name, status, tags, createdAt, updatedAt, heartbeatAt, config, systemMetadata]) => ({
+    id,
+    name,
+    status,
+    tags: JSON.parse(tags) as string[],
+    createdAt,
+    updatedAt,
+    heartbeatAt,
+    config: config === null ? null : (JSON.parse(config) as Json),
+    systemMetadata: systemMetadata === null ? null : (JSON.parse(systemMetadata) as Json),
+  }));
+}
+
+/** Runs of the organization by ID, in the order asked; unknown IDs are left out. */
+export function getRuns(s: Statements, orgId: string, runIds: number[]): Run[] {
+  const rows = s.get(`${SELECT_RUN} WHERE r.org_id = ? AND r.id IN (SELECT value FROM json_each(?))`).all(orgId, JSON.stringify(runIds)) as RunRow[];
+  const byId = new Map(rows.map((row) => [row.id, toRun(row)]));
+  return runIds.flatMap((id) => byId.get(id) ?? []);
+}
