@@ -2,6 +2,7 @@ import { after, before, describe } from "node:test";
 import type { Store } from "../../src/store/store.js";
 import { accountContract } from "./contract/accounts.js";
 import { BACKENDS } from "./contract/backends.js";
+import { fileAndListContract } from "./contract/files-and-lists.js";
 import { isolationContract } from "./contract/isolation.js";
 import { runContract } from "./contract/runs.js";
 import { runStateContract } from "./contract/run-state.js";
@@ -23,5 +24,6 @@ for (const backend of BACKENDS) {
     describe("organization isolation", () => isolationContract(store));
     describe("runs and projects", () => runContract(store));
     describe("status, attributes and heartbeats", () => runStateContract(store));
+    describe("files and run lists", () => fileAndListContract(store));
   });
 }
