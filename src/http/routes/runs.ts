@@ -20,6 +20,10 @@ const tags = ["runs"];
 /** Every write to a run: create, resume, status, tags, notes, config, log names, graph, heartbeat, alerts. */
 export function runWriteRoutes({ store, clock, config }: AppDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
+    // These routes take JSON only (decisions §2: a wrong content type is a 415). Fastify parses
+    // text/plain by default, which made such a body a confusing 400 "body: must be object".
+    app.removeContentTypeParser("text/plain");
+
     const ok = (found: boolean, runId: number) => {
       if (!found) throw runNotFound(runId);
       return { success: true };
