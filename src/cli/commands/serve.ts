@@ -26,15 +26,9 @@ ${OPTIONS.map((o) => `  ${(o.flag + " VALUE").padEnd(28)} ${o.doc} (default ${o.
       if (reason) throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${reason} (set --port or STEPWISE_PORT, --host or STEPWISE_HOST)`);
       throw error;
     });
-    if (server.bootstrapKey) {
-      console.log(
-        `\nFirst start: created organization 'default'. Its API key (shown only this once):\n\n  ${server.bootstrapKey}\n\n` +
-          `Make more keys with: ./bin/stepwise keys create --org default --data-dir ${config.dataDir}\n`,
-      );
-    }
-    // Printed last, so a supervisor (or test) that waits for this line has seen the key already.
-    console.log(`Stepwise is listening on ${server.url} (data directory ${config.dataDir})`);
-    await new Promise<void>((resolve) => {
+    // Signal handlers go in before anything is printed: a supervisor (or test) may send SIGTERM as soon
+    // as it reads the URL, and a signal without a handler would kill the process mid-request.
+    const stopped = new Promise<void>((resolve) => {
       const shutdown = (signal: string) => {
         server.app.log.info({ signal }, "shutting down: finishing in-flight requests");
         server.close().then(resolve, (error: unknown) => {
@@ -45,5 +39,14 @@ ${OPTIONS.map((o) => `  ${(o.flag + " VALUE").padEnd(28)} ${o.doc} (default ${o.
       process.once("SIGTERM", () => shutdown("SIGTERM"));
       process.once("SIGINT", () => shutdown("SIGINT"));
     });
+    if (server.bootstrapKey) {
+      console.log(
+        `\nFirst start: created organization 'default'. Its API key (shown only this once):\n\n  ${server.bootstrapKey}\n\n` +
+          `Make more keys with: ./bin/stepwise keys create --org default --data-dir ${config.dataDir}\n`,
+      );
+    }
+    // Printed last, so a supervisor (or test) that waits for this line has seen the key already.
+    console.log(`Stepwise is listening on ${server.url} (data directory ${config.dataDir})`);
+    await stopped;
   },
 };
