@@ -285,6 +285,13 @@ describe("GET /api/runs/list", () => {
     assert.deepEqual(term.dataType.enum, ["text", "number", "date", "option"]);
   });
 
+  it("lists a run whose statusUpdated is the latest instant spec §8 allows", async () => {
+    const run = await client.createRun({ projectName: "far-future" });
+    await client.post("/api/runs/status/update", { runId: run.runId, status: "COMPLETED", statusUpdated: 8_640_000_000_000_000 });
+    const body = (await client.get("/api/runs/list", { projectName: "far-future" })).body;
+    assert.equal(body.runs[0].statusUpdated, new Date(8_640_000_000_000_000).toISOString());
+  });
+
   it("keeps other organizations out", async () => {
     const other = await makeOrg(test);
     assert.equal((await other.client.get("/api/runs/list", { projectName: "list" })).status, 404);

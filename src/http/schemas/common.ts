@@ -17,7 +17,12 @@ export const RunId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER
 export const Step = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
 export const RunStatus = Type.Enum(RUN_STATUSES);
 export const Timestamp = Type.String({ format: "date-time", description: "ISO-8601 UTC with milliseconds." });
-export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+/**
+ * A type array rather than anyOf: the response serializer picks anyOf branches by validating them,
+ * and the ISO form of the latest instant spec §8 allows (`+275760-09-13T00:00:00.000Z`) fails the
+ * date-time format, which turned such a read into a 500.
+ */
+export const NullableTimestamp = Type.Unsafe<string | null>({ ...Timestamp, type: ["string", "null"] });
 /** Any JSON value, as stored for config, metadata and settings. */
 export const AnyJson = Type.Unsafe<unknown>({ description: "Any JSON value." });
 export const JsonText = Type.String({ maxLength: 1_000_000, description: "JSON text; \"null\" or \"\" means absent." });

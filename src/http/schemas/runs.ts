@@ -1,16 +1,8 @@
 import { Type } from "typebox";
 import { LOG_TYPES } from "../../store/store.js";
 import {
-  AnyJson, EpochMs, JsonText, Nullable, ProjectName, RunId, RunStatus, Step, Tags, Timestamp,
+  AnyJson, EpochMs, JsonText, Nullable, NullableTimestamp, ProjectName, RunId, RunStatus, Step, Tags, Timestamp,
 } from "./common.js";
-
-/**
- * A nullable timestamp the client chose (statusUpdated, alert timestamp). Written as a type array,
- * not anyOf: fast-json-stringify checks anyOf branches with the date-time format, and the ISO form of
- * a year past 9999 (`+275760-09-13T00:00:00.000Z`, from the 8640000000000000 spec §8 allows) fails it,
- * turning the read into a 500.
- */
-const ClientTimestamp = Type.Unsafe<string | null>({ type: ["string", "null"], format: "date-time", description: "ISO-8601 UTC with milliseconds." });
 
 export const CreateRunBody = Type.Object(
   {
@@ -138,7 +130,7 @@ export const AlertsResponse = Type.Object({
       title: Type.String(),
       body: Type.String(),
       level: Type.String(),
-      timestamp: ClientTimestamp,
+      timestamp: NullableTimestamp,
       createdAt: Timestamp,
     }),
   ),
@@ -164,7 +156,7 @@ const runDetailsFields = {
   statusMetadata: AnyJson,
   createdAt: Timestamp,
   updatedAt: Timestamp,
-  statusUpdated: ClientTimestamp,
+  statusUpdated: NullableTimestamp,
   projectName: Type.String(),
   externalId: Type.Union([Type.String(), Type.Null()]),
   logNames: Type.Array(LogNameObject),
