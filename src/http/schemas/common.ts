@@ -27,6 +27,15 @@ export const NullableTimestamp = Type.Unsafe<string | null>({ ...Timestamp, type
 export const AnyJson = Type.Unsafe<unknown>({ description: "Any JSON value." });
 export const JsonText = Type.String({ maxLength: 1_000_000, description: "JSON text; \"null\" or \"\" means absent." });
 export const ProjectName = Type.String({ minLength: 1, maxLength: 255 });
+/** A metric, data or file log name. */
+export const LogName = Type.String({ minLength: 1, maxLength: 255 });
+/** The query of reads over one run's logs, all of them or one name or one group (metrics, statistics, files). */
+export const RunLogsQuery = {
+  runId: RunId,
+  projectName: ProjectName,
+  logName: Type.Optional(LogName),
+  logGroup: Type.Optional(Type.String({ maxLength: 255 })),
+};
 export const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 50 });
 
 export const ErrorResponse = Type.Object({ error: Type.String() }, { description: "Every error has this body." });

@@ -1,7 +1,5 @@
 import { Type } from "typebox";
-import { EpochMs, Nullable, ProjectName, RunId, Step, Timestamp } from "./common.js";
-
-const LogName = Type.String({ minLength: 1, maxLength: 255 });
+import { EpochMs, LogName, Nullable, RunLogsQuery, Step, Timestamp } from "./common.js";
 
 export const RegisterFilesBody = Type.Object({
   files: Type.Array(
@@ -24,12 +22,7 @@ export const RegisterFilesResponse = Type.Record(Type.String(), Type.Array(Type.
   description: "{<logName>: [{<fileName>: <signed upload URL, valid 1 hour>}]}",
 });
 
-export const FilesQuery = Type.Object({
-  runId: RunId,
-  projectName: ProjectName,
-  logName: Type.Optional(LogName),
-  logGroup: Type.Optional(Type.String({ maxLength: 255 })),
-});
+export const FilesQuery = Type.Object(RunLogsQuery);
 
 export const FilesResponse = Type.Object({
   files: Type.Array(

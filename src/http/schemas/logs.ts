@@ -1,6 +1,6 @@
 import { Type } from "typebox";
 import { CONSOLE_LOG_TYPES } from "../../domain/console-logs.js";
-import { ProjectName, RunId, Timestamp } from "./common.js";
+import { LogName, ProjectName, RunId, Timestamp } from "./common.js";
 
 export const LogsQuery = Type.Object({
   runId: RunId,
@@ -26,7 +26,7 @@ export const LogsResponse = Type.Object({
 export const DataQuery = Type.Object({
   runId: RunId,
   projectName: ProjectName,
-  logName: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  logName: Type.Optional(LogName),
 });
 
 export const DataResponse = Type.Object({

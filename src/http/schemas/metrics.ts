@@ -1,14 +1,10 @@
 import { Type } from "typebox";
-import { ProjectName, RunId, Step, Timestamp } from "./common.js";
+import { LogName, ProjectName, RunId, RunLogsQuery, Step, Timestamp } from "./common.js";
 
-const LogName = Type.String({ minLength: 1, maxLength: 255 });
 const NonFiniteFlags = Type.Integer({ description: "bit0 NaN, bit1 +Infinity, bit2 -Infinity; when non-zero, value is 0." });
 
 export const MetricsQuery = Type.Object({
-  runId: RunId,
-  projectName: ProjectName,
-  logName: Type.Optional(LogName),
-  logGroup: Type.Optional(Type.String({ maxLength: 255 })),
+  ...RunLogsQuery,
   limit: Type.Integer({ minimum: 1, maximum: 10_000, default: 2000, description: "Points per metric." }),
   stepMin: Type.Optional(Step),
   stepMax: Type.Optional(Step),

@@ -1,17 +1,11 @@
 import { Type } from "typebox";
 import { AGGREGATIONS, DIRECTIONS } from "../../domain/leaderboard.js";
-import { AnyJson, ProjectName, RunId, RunStatus, Timestamp } from "./common.js";
+import { AnyJson, LogName, ProjectName, RunLogsQuery, RunStatus, Timestamp } from "./common.js";
 
-const LogName = Type.String({ minLength: 1, maxLength: 255 });
 const RunIdList = Type.String({ maxLength: 20_000, description: "Comma-separated numeric run IDs." });
 const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
 
-export const StatisticsQuery = Type.Object({
-  runId: RunId,
-  projectName: ProjectName,
-  logName: Type.Optional(LogName),
-  logGroup: Type.Optional(Type.String({ maxLength: 255 })),
-});
+export const StatisticsQuery = Type.Object(RunLogsQuery);
 
 export const StatisticsResponse = Type.Object({
   runId: Type.Integer(),
