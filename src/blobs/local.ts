@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createReadStream, createWriteStream, mkdirSync } from "node:fs";
 import { access, open, rename, rm, stat } from "node:fs/promises";
 import { constants } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { BlobTooLargeError, type BlobStore } from "./blob-store.js";
@@ -39,7 +39,7 @@ export class LocalBlobStore implements BlobStore {
       await pipeline(body, limit, createWriteStream(temp, { flags: "wx" }));
       if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
       await fsync(temp);
-      const directory = join(target, "..");
+      const directory = dirname(target);
       mkdirSync(directory, { recursive: true });
       await rename(temp, target);
       await fsync(directory);

@@ -1,6 +1,6 @@
 import { invalidInput } from "./errors.js";
 import { isPlainObject, type Json } from "./merge.js";
-import { compileLinearRegex, lookupKey, parseInstant, type FilterableRun } from "./run-view.js";
+import { compileLinearRegex, ownValue, parseInstant, type FilterableRun } from "./run-view.js";
 
 /**
  * Field filter terms (spec §2.16, decisions §8): UI-style conditions on one flattened config or
@@ -120,8 +120,8 @@ function compileTerm(raw: unknown, index: number): RunPredicate {
   const positive = positiveTest(rule, rules, term, context);
   const read = term.source === "config" ? (run: FilterableRun) => run.config : (run: FilterableRun) => run.systemMetadata;
   const matchesPositive: RunPredicate = (run) => {
-    const entry = lookupKey(read(run), term.key);
-    return entry.found && positive(entry.value);
+    const value = ownValue(read(run), term.key);
+    return value !== undefined && positive(value);
   };
   return rule.negates === undefined ? matchesPositive : (run) => !matchesPositive(run);
 }

@@ -23,7 +23,7 @@ export function deepMerge(base: Json | undefined, patch: Json): Json {
  * and lose the key, so that one is defined as an own data property. Every other key is assigned
  * (defining properties is several times slower, and flatten runs over thousands of configs per list).
  */
-function setOwn(target: Record<string, Json>, key: string, value: Json): void {
+export function setOwn(target: Record<string, Json>, key: string, value: Json): void {
   if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }

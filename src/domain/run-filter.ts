@@ -1,6 +1,6 @@
 import { invalidInput } from "./errors.js";
 import { isPlainObject, type Json } from "./merge.js";
-import { compileLinearRegex, lookupKey, parseInstant, type FilterableRun } from "./run-view.js";
+import { compileLinearRegex, ownValue, parseInstant, type FilterableRun } from "./run-view.js";
 import { RUN_STATUSES, STATUS_ALIASES, type RunStatus } from "./status.js";
 
 /**
@@ -189,19 +189,14 @@ function resolvePrefixedField(key: string, state: CompileState): Field {
   if (name === "") throw invalidInput(`filter: field '${key}' needs a key after the prefix`);
   switch (prefix) {
     case "config.":
-      return jsonField(key, (run) => lookupValue(run.config, name));
+      return jsonField(key, (run) => ownValue<Json>(run.config, name));
     case "systemMetadata.":
-      return jsonField(key, (run) => lookupValue(run.systemMetadata, name));
+      return jsonField(key, (run) => ownValue<Json>(run.systemMetadata, name));
     case "summaryMetrics.":
     case "summary_metrics.":
       state.metricNames.add(name);
-      return jsonField(key, (run) => lookupValue(run.summaryMetrics, name));
+      return jsonField(key, (run) => ownValue<Json>(run.summaryMetrics, name));
   }
-}
-
-function lookupValue(values: Record<string, Json>, key: string): Json | undefined {
-  const entry = lookupKey(values, key);
-  return entry.found ? entry.value : undefined;
 }
 
 function instantField(label: string, get: (run: FilterableRun) => number | null): Field {

@@ -1,6 +1,6 @@
 import { invalidInput } from "./errors.js";
-import { flatten, type Json } from "./merge.js";
-import { lookupKey, type FilterableRun } from "./run-view.js";
+import { flatten, setOwn, type Json } from "./merge.js";
+import { ownValue, type FilterableRun } from "./run-view.js";
 import { RUN_STATUSES, STATUS_ALIASES, type RunStatus } from "./status.js";
 
 /** Sorts the store does itself, on columns. */
@@ -83,16 +83,15 @@ export function fieldValues(flat: Record<string, Json>, source: FieldSelection["
   if (selection === undefined) return flat;
   const picked: Record<string, Json> = {};
   for (const { key } of selection.filter((entry) => entry.source === source)) {
-    const found = lookupKey(flat, key);
-    if (found.found) Object.defineProperty(picked, key, { value: found.value, enumerable: true, writable: true, configurable: true });
+    const value = ownValue(flat, key);
+    if (value !== undefined) setOwn(picked, key, value);
   }
   return picked;
 }
 
 /** The value a key sort orders by; undefined when the run lacks it. */
 export function sortValue(run: FilterableRun, sort: Extract<RunSort, { kind: "config" | "systemMetadata" | "summaryMetrics" }>): Json | undefined {
-  const found = lookupKey<Json>(run[sort.kind], sort.key);
-  return found.found ? found.value : undefined;
+  return ownValue<Json>(run[sort.kind], sort.key);
 }
 
 // Values of different types order as MongoDB orders them: null, numbers, strings, objects, arrays, booleans.

@@ -23,11 +23,12 @@ export interface FilterableRun {
 }
 
 /**
- * Reads a flattened key. `Object.hasOwn` keeps keys such as `constructor` or `__proto__` from
- * resolving to Object.prototype members.
+ * Reads a flattened key; undefined when the run lacks it (JSON has no undefined, so a stored null
+ * stays null). `Object.hasOwn` keeps keys such as `constructor` or `__proto__` from resolving to
+ * Object.prototype members.
  */
-export function lookupKey<T>(values: Record<string, T>, key: string): { found: true; value: T } | { found: false } {
-  return Object.hasOwn(values, key) ? { found: true, value: values[key] as T } : { found: false };
+export function ownValue<T>(values: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(values, key) ? values[key] : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

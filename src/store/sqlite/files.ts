@@ -30,7 +30,7 @@ export function registerFiles(s: Statements, orgId: string, runId: number, files
      ON CONFLICT (run_id, log_name, file_name) DO UPDATE SET file_type = excluded.file_type, file_size = excluded.file_size,
        time = excluded.time, step = excluded.step, sample_index = excluded.sample_index, caption = excluded.caption,
        annotations = excluded.annotations
-     RETURNING id, run_id, log_name, file_name, file_type, file_size, time, step, sample_index, caption, annotations, uploaded_at`,
+     RETURNING *`,
   );
   const addName = s.get("INSERT INTO run_log_names (run_id, log_name, log_type, log_group, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
   const stored = files.map((file) => {
