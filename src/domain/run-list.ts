@@ -105,11 +105,11 @@ const TYPE_RANK = (value: Json) =>
 export function compareSortValues(a: Json | undefined, b: Json | undefined, descending: boolean): number {
   if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? 1 : -1;
   const byType = TYPE_RANK(a) - TYPE_RANK(b);
+  const text = (value: Json) => (typeof value === "string" ? value : JSON.stringify(value));
   let order: number;
   if (byType !== 0) order = byType;
   else if (typeof a === "number" || typeof a === "boolean") order = Number(a) - Number(b);
-  else if (typeof a === "string") order = a < (b as string) ? -1 : a > (b as string) ? 1 : 0;
-  else order = JSON.stringify(a) < JSON.stringify(b) ? -1 : JSON.stringify(a) > JSON.stringify(b) ? 1 : 0;
+  else order = text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0;
   return descending ? -order : order;
 }
 

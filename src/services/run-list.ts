@@ -1,5 +1,5 @@
 import { compileFieldFilters } from "../domain/field-filter.js";
-import type { Json } from "../domain/merge.js";
+import { flatten, type Json } from "../domain/merge.js";
 import { compileRunFilter } from "../domain/run-filter.js";
 import {
   compareSortValues, fieldValues, type ColumnSort, parseFieldSelection, parseJsonParameter, parseRunSort, parseStatusList, parseTagList, sortValue, toFilterableRun,
@@ -84,6 +84,7 @@ async function lastValuesByRun(store: Store, orgId: string, projectId: number, n
 
 function listed(run: Run, includeFieldValues: boolean, selection: FieldSelection[] | undefined, view?: FilterableRun): ListedRun {
   if (!includeFieldValues) return { run };
-  const flat = view ?? toFilterableRun(run, {});
-  return { run, fields: { config: fieldValues(flat.config, "config", selection), systemMetadata: fieldValues(flat.systemMetadata, "systemMetadata", selection) } };
+  const config = view?.config ?? flatten(run.config ?? undefined);
+  const systemMetadata = view?.systemMetadata ?? flatten(run.systemMetadata ?? undefined);
+  return { run, fields: { config: fieldValues(config, "config", selection), systemMetadata: fieldValues(systemMetadata, "systemMetadata", selection) } };
 }
