@@ -3,7 +3,7 @@ import type { Alert, LogName, Run, StatusEvent } from "../store/store.js";
 import { runUrl } from "./urls.js";
 
 /** Run → the full details response (spec §2.2), with the fork fields of the by-ID variant. */
-export function toRunDetails(run: Run, logNames: LogName[]) {
+export function toRunDetails(run: Run, logNames: LogName[], forks: Run[] = []) {
   return {
     id: run.id,
     name: run.name,
@@ -23,6 +23,7 @@ export function toRunDetails(run: Run, logNames: LogName[]) {
     externalId: run.externalId,
     forkedFromRunId: run.forkedFromRunId,
     forkStep: run.forkStep,
+    forkChildren: forks.map((fork) => ({ id: fork.id, name: fork.name, displayId: fork.displayId, status: fork.status, forkStep: fork.forkStep })),
     logNames,
   };
 }

@@ -54,6 +54,8 @@ export interface Store {
   listRuns(orgId: string, projectId: number, query: RunListQuery): Promise<{ runs: Run[]; total: number }>;
   /** Every run of the project that the narrowing matches, newest first, with what filters and sorts read. */
   listRunCandidates(orgId: string, projectId: number, narrowing: RunNarrowing): Promise<RunCandidate[]>;
+  /** The runs forked from a run (its children in the fork lineage), oldest first. */
+  listForks(orgId: string, runId: number): Promise<Run[]>;
   /** Runs by ID, in the order asked; IDs unknown in the organization are left out. */
   getRuns(orgId: string, runIds: number[]): Promise<Run[]>;
   getRunByExternalId(orgId: string, projectName: string, externalId: string): Promise<Run | undefined>;

@@ -58,7 +58,7 @@ describe("run details and other reads", () => {
         id: created.runId, name: "details", number: 1, displayId: "VIS-1", status: "RUNNING", tags: ["a", "b"], notes: "first attempt",
         config: { lr: 0.1, opt: { name: "adam" } }, systemMetadata: { host: "gpu1" }, loggerSettings: { x: 1 }, statusMetadata: null,
         createdAt: expectedTime, updatedAt: expectedTime, statusUpdated: null, projectName: "vision", externalId: "ext-1",
-        forkedFromRunId: null, forkStep: null, logNames: undefined,
+        forkedFromRunId: null, forkStep: null, forkChildren: [], logNames: undefined,
       },
     );
     assert.deepEqual(
@@ -67,7 +67,7 @@ describe("run details and other reads", () => {
     );
   });
 
-  it("GET /details/{runId} of a fork names its parent and fork step", async () => {
+  it("GET /details/{runId} of a fork names its parent and fork step; the parent lists its forks", async () => {
     const { client } = await makeOrg(test);
     const parent = await client.createRun({ runName: "parent", projectName: "forks" });
     assert.equal((await ingest(client, "metrics", parent, toNdjson([0, 1, 2, 3].map((step) => ({ step, data: { loss: step } }))))).status, 200);
@@ -76,6 +76,11 @@ describe("run details and other reads", () => {
     assert.equal(response.status, 200);
     assert.equal(response.body.forkedFromRunId, parent.runId);
     assert.equal(response.body.forkStep, 2);
+    assert.deepEqual(response.body.forkChildren, []);
+    const parentDetails = await client.get(`/api/runs/details/${parent.runId}`);
+    assert.deepEqual(parentDetails.body.forkChildren, [{ id: child.runId, name: "child", displayId: "FOR-2", status: "RUNNING", forkStep: 2 }]);
+    const byDisplayId = await client.get(`/api/runs/details/by-display-id/FOR-1`);
+    assert.ok(!("forkChildren" in byDisplayId.body), "the by-display-ID variant has no fork fields");
   });
 
   it("GET /details/{runId}: 400 for a non-numeric ID, 404 for an unknown run and for another organization's run", async () => {

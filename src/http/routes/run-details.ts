@@ -20,7 +20,7 @@ export function runDetailRoutes({ store }: AppDeps): FastifyPluginAsyncTypebox {
       const { orgId } = request.auth;
       const run = await store.getRun(orgId, request.params.runId);
       if (!run) throw runNotFound(request.params.runId);
-      return toRunDetails(run, await store.listLogNames(orgId, run.id));
+      return toRunDetails(run, await store.listLogNames(orgId, run.id), await store.listForks(orgId, run.id));
     });
 
     app.get(

@@ -166,6 +166,16 @@ export const RunDetails = Type.Object({
   ...runDetailsFields,
   forkedFromRunId: Type.Union([Type.Integer(), Type.Null()]),
   forkStep: Type.Union([Type.Integer(), Type.Null()]),
+  /** Our addition: the runs forked from this one, so the run page can show the whole lineage. */
+  forkChildren: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      name: Type.String(),
+      displayId: Type.Union([Type.String(), Type.Null()]),
+      status: RunStatus,
+      forkStep: Type.Union([Type.Integer(), Type.Null()]),
+    }),
+  ),
 });
 export const RunDetailsByDisplayId = Type.Object(runDetailsFields);
 

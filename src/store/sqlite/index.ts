@@ -105,6 +105,9 @@ export class SqliteStore implements Store {
   async listRunCandidates(orgId: string, projectId: number, narrowing: RunNarrowing): Promise<RunCandidate[]> {
     return runList.listRunCandidates(this.s, orgId, projectId, narrowing);
   }
+  async listForks(orgId: string, runId: number): Promise<Run[]> {
+    return runs.listForks(this.s, orgId, runId);
+  }
   async getRuns(orgId: string, runIds: number[]): Promise<Run[]> {
     return runList.getRuns(this.s, orgId, runIds);
   }

@@ -66,6 +66,12 @@ export function getRun(s: Statements, orgId: string, runId: number): Run | undef
   return row && toRun(row);
 }
 
+/** Runs forked from a run, oldest first. */
+export function listForks(s: Statements, orgId: string, runId: number): Run[] {
+  const rows = s.get(`${SELECT_RUN} WHERE r.org_id = ? AND r.forked_from_run_id = ? ORDER BY r.id`).all(orgId, runId) as RunRow[];
+  return rows.map(toRun);
+}
+
 export function getRunByExternalId(s: Statements, orgId: string, projectName: string, externalId: string): Run | undefined {
   const row = s.get(`${SELECT_RUN} WHERE r.org_id = ? AND p.name = ? AND r.external_id = ?`).get(orgId, projectName, externalId) as
     | RunRow

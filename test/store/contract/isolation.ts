@@ -55,6 +55,7 @@ export function isolationContract(store: () => Store): void {
     assert.equal(await s.getProjectByName(b, "shared-name"), undefined);
     assert.deepEqual((await s.listProjects(b)).map((p) => p.name), ["b-own"]);
     await rejectsWith(s.createRun(b, runInput({ projectName: "shared-name", fork: { runId: id, step: 0, inheritConfig: true, inheritTags: true } }), ACTOR), "RUN_NOT_FOUND");
+    assert.deepEqual(await s.listForks(b, id), []);
 
     assert.deepEqual(await s.getRun(a, id), before, "nothing B did changed A's run");
     assert.equal((await s.listStatusEvents(a, id))!.length, 1);

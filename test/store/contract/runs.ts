@@ -58,12 +58,14 @@ export function runContract(store: () => Store): void {
     const orgId = await newOrg(s);
     const { run: parent } = await s.createRun(orgId, runInput({ projectName: "f", tags: ["p1", "shared"], config: { lr: 1, opt: { name: "adam", eps: 1 } } }), ACTOR);
     await s.appendMetricPoints(orgId, parent.id, [{ logName: "loss", steps: [0, 5], values: [1, 2], times: [T0, T0] }], T0);
+    assert.deepEqual(await s.listForks(orgId, parent.id), []);
     const { run: child } = await s.createRun(orgId, runInput({ projectName: "f", tags: ["shared", "c1"], config: { opt: { name: "sgd" } }, fork: { runId: parent.id, step: 5, inheritConfig: true, inheritTags: true } }), ACTOR);
     assert.deepEqual([child.forkedFromRunId, child.forkStep], [parent.id, 5]);
     assert.deepEqual(child.config, { lr: 1, opt: { name: "sgd", eps: 1 } });
     assert.deepEqual([...child.tags].sort(), ["c1", "p1", "shared"]);
     const { run: plain } = await s.createRun(orgId, runInput({ projectName: "f", tags: ["c2"], fork: { runId: parent.id, step: 0, inheritConfig: false, inheritTags: false } }), ACTOR);
     assert.deepEqual([plain.config, plain.tags], [null, ["c2"]]);
+    assert.deepEqual((await s.listForks(orgId, parent.id)).map((fork) => fork.id), [child.id, plain.id], "forks oldest first");
   });
 
   it("returns the existing run for a known externalId, resuming a finished one, and yields one run under concurrency", async () => {
