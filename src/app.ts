@@ -19,6 +19,7 @@ import { runListRoutes } from "./http/routes/run-list.js";
 import { runDetailRoutes } from "./http/routes/run-details.js";
 import { runWriteRoutes } from "./http/routes/runs.js";
 import { FieldFilterTerm, RunFilterGrammar } from "./http/schemas/run-list.js";
+import { webUiRoutes } from "./http/web-ui.js";
 import type { Store } from "./store/store.js";
 
 export interface AppDeps {
@@ -73,6 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes(deps));
+  await app.register(webUiRoutes());
   await app.register(signedFileRoutes(deps));
   await app.register(async (api) => {
     api.addHook("onRequest", authenticate(deps.store, deps.clock));

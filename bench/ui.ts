@@ -1,0 +1,144 @@
+/**
+ * npm run bench:ui — how fast the web UI shows data, in headless Chromium (Debian's package).
+ * Seeds once (cached in .bench-cache/, reused while the seed version matches), through the Store:
+ * one run with 200 metrics × 100,000 steps (20 M points), and a project with 5,000 runs. Then starts
+ * the real server on it and opens, each time in a fresh browser context (no cache, laptop-sized
+ * 1280×800 window):
+ *   - the run page: time to the first chart drawn and to every chart in the window drawn;
+ *   - the project page: time to the first table rows, on the first page and deep in the list.
+ * Times run from the start of navigation (the page's time origin) to the frame in which it is seen.
+ * Environment: BENCH_REPEATS (default 7 per view).
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Browser } from "playwright-core";
+import { createOrganizationWithKey } from "../src/services/accounts.js";
+import { SqliteStore } from "../src/store/sqlite/index.js";
+import { launchBrowser } from "../test/helpers/browser.js";
+import { spawnServer } from "../test/helpers/start-server.js";
+import { peakRssMb, percentile, printFigures, type Figure } from "./lib/report.js";
+
+const SEED_VERSION = "ui-v1";
+const CACHE = fileURLToPath(new URL(`../.bench-cache/${SEED_VERSION}/`, import.meta.url));
+const METRICS = 200;
+const STEPS = 100_000;
+const RUNS = 5000;
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 7);
+const GROUPS = ["train", "val", "grad", "sys", "lr"];
+
+interface Seeded {
+  key: string;
+  runId: number;
+}
+
+async function seed(): Promise<Seeded> {
+  if (existsSync(CACHE + "seeded.json")) return JSON.parse(readFileSync(CACHE + "seeded.json", "utf8")) as Seeded;
+  rmSync(CACHE, { recursive: true, force: true });
+  mkdirSync(CACHE, { recursive: true });
+  const store = SqliteStore.open(CACHE);
+  const started = Date.now();
+  const { organization, key } = await createOrganizationWithKey(store, "bench", { now: () => Date.now() });
+  const actor = { userId: null, apiKeyId: null };
+  const { run } = await store.createRun(organization.id, { projectName: "bench-ui-run", name: "wide", tags: ["bench"], config: { lr: 0.001, layers: 48 }, now: started }, actor);
+  const names = Array.from({ length: METRICS }, (_, m) => `${GROUPS[m % GROUPS.length]}/metric_${String(m).padStart(3, "0")}`);
+  const CHUNK = 5000;
+  for (let from = 0; from < STEPS; from += CHUNK) {
+    const steps = Array.from({ length: CHUNK }, (_, i) => from + i);
+    const times = steps.map((step) => started + step * 100);
+    const series = names.map((logName, m) => ({ logName, steps, times, values: steps.map((step) => Math.exp(-step / (20_000 + m * 100)) + Math.sin(step / 500 + m) * 0.05) }));
+    await store.appendMetricPoints(organization.id, run.id, series, started);
+    process.stdout.write(`\r  seeding the wide run: ${(from + CHUNK).toLocaleString("en-US")}/${STEPS.toLocaleString("en-US")} steps`);
+  }
+  for (let r = 0; r < RUNS; r++) {
+    const config = { lr: [0.1, 0.01, 0.001][r % 3], batch_size: [32, 64, 128, 256][r % 4], optimizer: r % 2 ? "adam" : "sgd" };
+    const { run: listed } = await store.createRun(organization.id, { projectName: "bench-ui-table", name: `sweep-${r}`, tags: [`seed-${r % 5}`], config, now: started + r }, actor);
+    const steps = Array.from({ length: 10 }, (_, s) => s);
+    await store.appendMetricPoints(organization.id, listed.id, [{ logName: "val/loss", steps, times: steps.map((s) => started + s), values: steps.map((s) => 1 / (s + 1 + (r % 13))) }], started);
+    if (r % 500 === 0) process.stdout.write(`\r  seeding the table project: ${r}/${RUNS} runs                `);
+  }
+  await store.close();
+  const seeded = { key, runId: run.id };
+  writeFileSync(CACHE + "seeded.json", JSON.stringify(seeded));
+  console.log(`\r  seeded in ${((Date.now() - started) / 1000).toFixed(0)} s                                   `);
+  return seeded;
+}
+
+/**
+ * Installed before the app loads: each animation frame, note when the first chart is drawn, when
+ * every chart card in the window is drawn, and when the runs table has rows.
+ */
+function watchPage() {
+  const marks: { firstChart?: number; allVisibleCharts?: number; visibleCharts?: number; tableRows?: number } = {};
+  (window as unknown as { __marks: typeof marks }).__marks = marks;
+  const check = () => {
+    const cards = [...document.querySelectorAll(".chart-card")];
+    const drawn = (card: Element) => card.querySelector(".chart-canvas[data-drawn=true]") !== null;
+    if (marks.firstChart === undefined && cards.some(drawn)) marks.firstChart = performance.now();
+    const visible = cards.filter((card) => {
+      const box = card.getBoundingClientRect();
+      return box.bottom > 0 && box.top < window.innerHeight;
+    });
+    if (marks.allVisibleCharts === undefined && visible.length > 0 && visible.every(drawn)) {
+      marks.allVisibleCharts = performance.now();
+      marks.visibleCharts = visible.length;
+    }
+    if (marks.tableRows === undefined && document.querySelector("[data-testid=runs-table] tbody tr")) marks.tableRows = performance.now();
+    requestAnimationFrame(check);
+  };
+  requestAnimationFrame(check);
+}
+
+type Mark = "firstChart" | "allVisibleCharts" | "tableRows";
+
+async function measure(browser: Browser, url: string, key: string, until: Mark): Promise<Record<string, number>> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addInitScript((apiKey: string) => localStorage.setItem("stepwise.apiKey", apiKey), key);
+  await context.addInitScript(watchPage);
+  const page = await context.newPage();
+  try {
+    await page.goto(url);
+    await page.waitForFunction((mark: Mark) => (window as unknown as { __marks: Record<string, number> }).__marks?.[mark] !== undefined, until, { timeout: 60_000 });
+    return await page.evaluate(() => ({ ...(window as unknown as { __marks: Record<string, number> }).__marks }));
+  } finally {
+    await context.close();
+  }
+}
+
+async function series(browser: Browser, url: string, key: string, until: Mark, marks: Mark[]): Promise<Record<string, number[]>> {
+  await measure(browser, url, key, until); // warm-up: server JIT and page cache, as a server in use would be
+  const samples: Record<string, number[]> = {};
+  for (let i = 0; i < REPEATS; i++) {
+    const result = await measure(browser, url, key, until);
+    for (const mark of [...marks, "visibleCharts"]) if (result[mark] !== undefined) (samples[mark] ??= []).push(result[mark]!);
+  }
+  for (const values of Object.values(samples)) values.sort((a, b) => a - b);
+  return samples;
+}
+
+execFileSync("npm", ["run", "build"], { stdio: "ignore" });
+console.log(`UI benchmark: a run with ${METRICS} metrics × ${STEPS.toLocaleString("en-US")} steps; a project with ${RUNS.toLocaleString("en-US")} runs; ${REPEATS} page loads per view`);
+const { key, runId } = await seed();
+const server = await spawnServer(CACHE, ["--log-level", "error", "--stale-after", "0"]);
+const browser = await launchBrowser();
+const figures: Figure[] = [];
+try {
+  const run = await series(browser, `${server.url}/projects/bench-ui-run/runs/${runId}`, key, "allVisibleCharts", ["firstChart", "allVisibleCharts"]);
+  console.log(`  charts in the 1280×800 window: ${run.visibleCharts?.[0]} of ${METRICS}`);
+  figures.push({ name: "run page: first chart p50", value: percentile(run.firstChart!, 50), unit: "ms", target: { bound: "max", value: 1000 } });
+  figures.push({ name: "run page: first chart max", value: run.firstChart!.at(-1)!, unit: "ms" });
+  figures.push({ name: "run page: all visible charts p50", value: percentile(run.allVisibleCharts!, 50), unit: "ms", target: { bound: "max", value: 2000 } });
+  figures.push({ name: "run page: all visible charts max", value: run.allVisibleCharts!.at(-1)!, unit: "ms" });
+  for (const [label, query] of [["first page", ""], ["offset 4,950", "?offset=4950"]] as const) {
+    const table = await series(browser, `${server.url}/projects/bench-ui-table${query}`, key, "tableRows", ["tableRows"]);
+    figures.push({ name: `runs table (${label}): rows p50`, value: percentile(table.tableRows!, 50), unit: "ms", target: { bound: "max", value: 1000 } });
+    figures.push({ name: `runs table (${label}): rows max`, value: table.tableRows!.at(-1)!, unit: "ms" });
+  }
+  figures.push({ name: "server peak RSS", value: peakRssMb(server.child.pid!) ?? NaN, unit: "MB" });
+} finally {
+  await browser.close();
+  server.child.kill("SIGTERM");
+  await server.exited;
+}
+const met = printFigures("Results (from navigation start, fresh browser context each load)", figures);
+console.log(met ? "\nAll targets met." : "\nSome targets missed.");

@@ -1,0 +1,88 @@
+// The shell: sign-in gate, top bar, and which view a path shows.
+
+import { useEffect, useState } from "preact/hooks";
+import { apiKey, onKeyRejected } from "./api.ts";
+import { Link, navigate, useLocation } from "./router.tsx";
+import { ComparePage } from "./views/compare.tsx";
+import { LeaderboardPage } from "./views/leaderboard.tsx";
+import { ProjectsPage } from "./views/projects.tsx";
+import { RunPage } from "./views/run.tsx";
+import { RunsPage } from "./views/runs.tsx";
+import { SignInPage } from "./views/sign-in.tsx";
+
+function View({ path, query }: { path: string; query: URLSearchParams }) {
+  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  if (parts[0] !== "projects") {
+    navigate("/projects", { replace: true });
+    return null;
+  }
+  const [, projectName, section, runId] = parts;
+  if (projectName === undefined) return <ProjectsPage />;
+  if (section === undefined || section === "runs" && runId === undefined) return <RunsPage projectName={projectName} />;
+  if (section === "runs" && runId !== undefined && /^\d+$/.test(runId)) return <RunPage key={runId} projectName={projectName} runId={Number(runId)} />;
+  if (section === "compare") {
+    const runIds = (query.get("runIds") ?? "").split(",").filter((id) => /^\d+$/.test(id)).map(Number);
+    return <ComparePage projectName={projectName} runIds={runIds} />;
+  }
+  if (section === "leaderboard") return <LeaderboardPage projectName={projectName} />;
+  return (
+    <p class="error" role="alert">
+      No page at {path}. <Link href="/projects">Go to projects</Link>
+    </p>
+  );
+}
+
+export function App() {
+  const location = useLocation();
+  const [signedIn, setSignedIn] = useState(apiKey.get() !== null);
+  const [rejection, setRejection] = useState<string>();
+
+  useEffect(
+    () =>
+      onKeyRejected((message) => {
+        apiKey.clear();
+        setRejection(message);
+        setSignedIn(false);
+      }),
+    [],
+  );
+
+  if (!signedIn || location.path === "/signin") {
+    return (
+      <SignInPage
+        rejection={rejection}
+        onSignedIn={() => {
+          setRejection(undefined);
+          setSignedIn(true);
+          if (location.path === "/signin" || location.path === "/") navigate("/projects", { replace: true });
+        }}
+      />
+    );
+  }
+
+  const signOut = () => {
+    apiKey.clear();
+    setSignedIn(false);
+  };
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="top-bar">
+        <Link href="/projects" class="brand">
+          Stepwise
+        </Link>
+        <nav aria-label="Main">
+          <Link href="/projects">Projects</Link>
+        </nav>
+        <button type="button" class="link" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main">
+        <View path={location.path} query={location.query} />
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,122 @@
+// A run's chart for one metric: fetched when scrolled into view, re-fetched at full resolution for
+// a zoomed step window, and extended with only the new steps while the run is live.
+
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { api, type RunRef } from "../api.ts";
+import { formatNumber } from "../lib/format.ts";
+import { lastStep, mergePoints, toSeries, type XAxis } from "../lib/series.ts";
+import { smooth } from "../lib/smoothing.ts";
+import type { MetricPoint } from "../types.ts";
+import { Chart, PALETTE, type ChartSeries } from "./chart.tsx";
+
+/** Points per request: about one per horizontal pixel of a wide chart, min/max/first/last kept by the server. */
+export const POINTS_PER_CHART = 1000;
+
+export interface ChartSettings {
+  xAxis: XAxis;
+  smoothing: number;
+  logScale: boolean;
+}
+
+interface Props {
+  run: RunRef;
+  logName: string;
+  settings: ChartSettings;
+  /** Changes every few seconds while the run is RUNNING; each change fetches the steps after the last one. */
+  liveTick: number;
+}
+
+/** Chart series for one run's points with the chosen smoothing (the raw line stays, faint, behind it). */
+export function runSeries(points: readonly MetricPoint[], settings: ChartSettings, label: string, color: string) {
+  const series = toSeries(points, settings.xAxis, settings.logScale);
+  const lines: ChartSeries[] =
+    settings.smoothing > 0
+      ? [
+          { label: `${label} (raw)`, values: series.y, color, faint: true },
+          { label, values: smooth(series.y, settings.smoothing), color },
+        ]
+      : [{ label, values: series.y, color }];
+  return { x: series.x, lines, markers: series.markers.map((marker) => ({ ...marker, color })) };
+}
+
+/** The step window a dragged x range covers (on a time axis, through the points' own times). */
+export function stepsOfRange(points: readonly MetricPoint[], xAxis: XAxis, min: number, max: number): [number, number] | null {
+  if (xAxis === "step") return [Math.max(0, Math.ceil(min)), Math.max(0, Math.floor(max))];
+  const inside = points.filter((point) => {
+    const seconds = Date.parse(point.time) / 1000;
+    return seconds >= min && seconds <= max;
+  });
+  return inside.length === 0 ? null : [inside[0]!.step, inside[inside.length - 1]!.step];
+}
+
+export function MetricChart({ run, logName, settings, liveTick }: Props) {
+  const card = useRef<HTMLDivElement>(null);
+  const [visible, setVisible] = useState(false);
+  const [points, setPoints] = useState<MetricPoint[] | null>(null);
+  const [zoom, setZoom] = useState<{ window: [number, number]; points: MetricPoint[] } | null>(null);
+  const [error, setError] = useState<string>();
+
+  useEffect(() => {
+    const observer = new IntersectionObserver(([entry]) => entry?.isIntersecting && setVisible(true), { rootMargin: "200px" });
+    observer.observe(card.current!);
+    return () => observer.disconnect();
+  }, []);
+
+  useEffect(() => {
+    if (!visible) return;
+    let cancelled = false;
+    api.metrics(run, logName, { limit: POINTS_PER_CHART }).then(
+      (response) => !cancelled && setPoints(response.metrics),
+      (failure: Error) => !cancelled && setError(failure.message),
+    );
+    return () => void (cancelled = true);
+  }, [visible, run.runId, logName]);
+
+  useEffect(() => {
+    if (liveTick === 0 || points === null || zoom !== null) return;
+    let cancelled = false;
+    api.metrics(run, logName, { stepMin: lastStep(points) + 1, limit: POINTS_PER_CHART }).then(
+      (response) => !cancelled && setPoints((current) => mergePoints(current ?? [], response.metrics)),
+      () => undefined, // a missed live update is retried on the next tick
+    );
+    return () => void (cancelled = true);
+  }, [liveTick]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const shown = zoom?.points ?? points ?? [];
+  const chart = useMemo(() => runSeries(shown, settings, logName, PALETTE[0]!), [shown, settings, logName]);
+  const finite = shown.filter((point) => point.nonFiniteFlags === 0);
+  const latest = finite[finite.length - 1];
+
+  const onZoom = (min: number, max: number) => {
+    const window = stepsOfRange(shown, settings.xAxis, min, max);
+    if (!window || window[0] > window[1]) return;
+    api.metrics(run, logName, { stepMin: window[0], stepMax: window[1], limit: POINTS_PER_CHART }).then(
+      (response) => setZoom({ window, points: response.metrics }),
+      (failure: Error) => setError(failure.message),
+    );
+  };
+
+  return (
+    <div class="chart-card" ref={card} data-metric={logName} data-zoomed={zoom ? `${zoom.window[0]}-${zoom.window[1]}` : undefined}>
+      <div class="chart-head">
+        <h3 title={logName}>{logName}</h3>
+        <span class="muted">
+          {latest ? `last ${formatNumber(latest.value)} @ ${latest.step}` : ""}
+          {chart.markers.length > 0 ? ` · ${chart.markers.length} non-finite` : ""}
+        </span>
+        {zoom && (
+          <button type="button" class="link" onClick={() => setZoom(null)}>
+            steps {zoom.window[0]}–{zoom.window[1]} ✕
+          </button>
+        )}
+      </div>
+      {error ? (
+        <p class="error">{error}</p>
+      ) : points === null ? (
+        <div class="chart-placeholder" aria-busy="true" />
+      ) : (
+        <Chart x={chart.x} series={chart.lines} markers={chart.markers} xAxis={settings.xAxis} logScale={settings.logScale} onZoom={onZoom} onReset={() => setZoom(null)} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,93 @@
+// Status, IDs, timings, and the run's editable tags and notes.
+
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../../api.ts";
+import { formatDate, formatDuration, runDuration } from "../../lib/format.ts";
+import type { RunDetails } from "../../types.ts";
+import { ErrorNote, StatusBadge } from "../common.tsx";
+
+export function RunHeader({ run, onSaved, live }: { run: RunDetails; onSaved: () => void; live: boolean }) {
+  const [tagText, setTagText] = useState("");
+  const [notes, setNotes] = useState(run.notes ?? "");
+  const [saved, setSaved] = useState<string>();
+  const [error, setError] = useState<string>();
+  useEffect(() => setNotes(run.notes ?? ""), [run.notes]);
+
+  const save = async (what: string, write: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await write();
+      setSaved(`${what} saved`);
+      onSaved();
+    } catch (failure) {
+      setError((failure as Error).message);
+    }
+  };
+  const addTag = (event: Event) => {
+    event.preventDefault();
+    const tag = tagText.trim();
+    if (tag === "" || run.tags.includes(tag)) return;
+    setTagText("");
+    void save("Tags", () => api.updateTags(run.id, [...run.tags, tag]));
+  };
+
+  return (
+    <div class="run-header">
+      <dl class="facts">
+        <div>
+          <dt>Status</dt>
+          <dd>
+            <StatusBadge status={run.status} /> {live && <span class="live" title="Updates every few seconds">● live</span>}
+          </dd>
+        </div>
+        <div>
+          <dt>ID</dt>
+          <dd class="mono">{run.displayId ?? run.id}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>{formatDate(run.createdAt)}</dd>
+        </div>
+        <div>
+          <dt>{run.status === "RUNNING" ? "Running for" : "Duration"}</dt>
+          <dd>{formatDuration(runDuration(run, Date.now()))}</dd>
+        </div>
+        <div>
+          <dt>Last update</dt>
+          <dd>{formatDate(run.updatedAt)}</dd>
+        </div>
+      </dl>
+      <div class="tags-editor" data-testid="tags">
+        <span class="label">Tags</span>
+        {run.tags.map((tag) => (
+          <span class="tag" key={tag}>
+            {tag}
+            <button type="button" class="link" aria-label={`Remove tag ${tag}`} onClick={() => save("Tags", () => api.updateTags(run.id, run.tags.filter((t) => t !== tag)))}>
+              ✕
+            </button>
+          </span>
+        ))}
+        <form onSubmit={addTag}>
+          <input aria-label="New tag" placeholder="add tag" value={tagText} onInput={(event) => setTagText(event.currentTarget.value)} maxLength={100} />
+        </form>
+      </div>
+      <form
+        class="notes"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void save("Notes", () => api.updateNotes(run.id, notes === "" ? null : notes));
+        }}
+      >
+        <label for="run-notes">Notes</label>
+        <textarea id="run-notes" rows={2} maxLength={1000} value={notes} onInput={(event) => setNotes(event.currentTarget.value)} />
+        <button type="submit" disabled={notes === (run.notes ?? "")}>
+          Save notes
+        </button>
+      </form>
+      <p class="muted" role="status">
+        {saved}
+      </p>
+      <ErrorNote error={error} />
+    </div>
+  );
+}

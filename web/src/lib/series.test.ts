@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { alignSeries, lastStep, mergePoints, nonFiniteKind, toSeries, type Point } from "./series.ts";
+
+const point = (step: number, value: number, nonFiniteFlags = 0): Point => ({
+  step,
+  value,
+  nonFiniteFlags,
+  time: new Date(1_700_000_000_000 + step * 1000).toISOString(),
+});
+
+test("non-finite points become markers and gaps in the line, never values", () => {
+  const series = toSeries([point(0, 1), point(1, 0, 1), point(2, 0, 2), point(3, 0, 4), point(4, 2)], "step");
+  assert.deepEqual(series.x, [0, 1, 2, 3, 4]);
+  assert.deepEqual(series.y, [1, null, null, null, 2]);
+  assert.deepEqual(series.markers, [
+    { x: 1, kind: "NaN" },
+    { x: 2, kind: "+Inf" },
+    { x: 3, kind: "-Inf" },
+  ]);
+  assert.equal(nonFiniteKind(0), null);
+});
+
+test("a log scale drops non-positive values; the time axis is in seconds", () => {
+  assert.deepEqual(toSeries([point(0, -1), point(1, 0), point(2, 3)], "step", true).y, [null, null, 3]);
+  assert.deepEqual(toSeries([point(0, 1)], "time").x, [1_700_000_000]);
+});
+
+test("merging keeps step order and lets a re-sent step replace its value", () => {
+  const merged = mergePoints([point(0, 1), point(2, 3)], [point(2, 30), point(3, 4), point(1, 2)]);
+  assert.deepEqual(
+    merged.map((p) => [p.step, p.value]),
+    [
+      [0, 1],
+      [1, 2],
+      [2, 30],
+      [3, 4],
+    ],
+  );
+  assert.equal(lastStep(merged), 3);
+  assert.equal(lastStep([]), -1);
+});
+
+test("aligning runs unions their x values and fills the rest with null", () => {
+  const a = { x: [0, 2], y: [1, 3], markers: [] };
+  const b = { x: [1, 2], y: [10, null], markers: [] };
+  assert.deepEqual(alignSeries([a, b]), [
+    [0, 1, 2],
+    [1, null, 3],
+    [null, 10, null],
+  ]);
+});

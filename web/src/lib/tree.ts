@@ -1,0 +1,61 @@
+// Configs, metadata and model graphs as trees the UI can fold and search.
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Dotted keys to leaf values ({a: {b: 1}} → {"a.b": 1}); arrays are leaves, as in the run list's field values. */
+export function flatten(value: unknown, prefix = "", into: Record<string, unknown> = {}): Record<string, unknown> {
+  if (!isPlainObject(value)) {
+    if (prefix !== "") into[prefix] = value;
+    return into;
+  }
+  const entries = Object.entries(value);
+  if (entries.length === 0 && prefix !== "") into[prefix] = {};
+  for (const [key, child] of entries) flatten(child, prefix === "" ? key : `${prefix}.${key}`, into);
+  return into;
+}
+
+/** The keys whose values are not the same in every config (a key missing somewhere differs). */
+export function differingKeys(configs: readonly unknown[]): string[] {
+  const flats = configs.map((config) => flatten(config));
+  const keys = [...new Set(flats.flatMap((flat) => Object.keys(flat)))].sort();
+  return keys.filter((key) => new Set(flats.map((flat) => (key in flat ? JSON.stringify(flat[key]) : "\u0000missing"))).size > 1);
+}
+
+/** Whether a subtree holds a key or value that contains the search text (case-insensitive). */
+export function treeMatches(key: string, value: unknown, search: string): boolean {
+  if (search === "") return true;
+  const needle = search.toLowerCase();
+  if (key.toLowerCase().includes(needle)) return true;
+  if (isPlainObject(value) || Array.isArray(value)) return Object.entries(value).some(([childKey, child]) => treeMatches(childKey, child, search));
+  return String(value).toLowerCase().includes(needle);
+}
+
+export interface GraphNode {
+  key: string;
+  label: string;
+  type: string;
+  params: number;
+  children: GraphNode[];
+}
+
+/**
+ * Model graph nodes (a flat map with depth and order, as torchinfo-style loggers send them) as a
+ * tree: each node's parent is the nearest earlier node one level shallower.
+ */
+export function modelTree(nodes: Record<string, { type: string; depth: number; order?: number; label?: string; params?: Record<string, number[]> }>): GraphNode[] {
+  const ordered = Object.entries(nodes).sort(([, a], [, b]) => (a.order ?? 0) - (b.order ?? 0));
+  const roots: GraphNode[] = [];
+  const stack: { depth: number; node: GraphNode }[] = [];
+  for (const [key, node] of ordered) {
+    const params = Object.values(node.params ?? {}).reduce((sum, shape) => sum + shape.reduce((product, size) => product * size, 1), 0);
+    const treeNode: GraphNode = { key, label: node.label ?? key, type: node.type, params, children: [] };
+    while (stack.length > 0 && stack[stack.length - 1]!.depth >= node.depth) stack.pop();
+    const parent = stack[stack.length - 1];
+    if (parent) parent.node.children.push(treeNode);
+    else roots.push(treeNode);
+    stack.push({ depth: node.depth, node: treeNode });
+  }
+  return roots;
+}

@@ -1,0 +1,63 @@
+// History-API routing: every view has a deep link, and in-app links never reload the page.
+
+import type { ComponentChildren } from "preact";
+import { useEffect, useState } from "preact/hooks";
+
+export interface Location {
+  path: string;
+  query: URLSearchParams;
+}
+
+const listeners = new Set<() => void>();
+const current = (): Location => ({ path: window.location.pathname, query: new URLSearchParams(window.location.search) });
+
+export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  if (to === window.location.pathname + window.location.search) return;
+  if (options.replace) history.replaceState(null, "", to);
+  else history.pushState(null, "", to);
+  for (const listener of listeners) listener();
+}
+
+/** Replaces some query parameters of the current location (empty values are removed). */
+export function setQuery(changes: Record<string, string | number | undefined | null>, options = { replace: true }): void {
+  const query = new URLSearchParams(window.location.search);
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === undefined || value === null || value === "") query.delete(name);
+    else query.set(name, String(value));
+  }
+  const text = query.toString();
+  navigate(window.location.pathname + (text ? `?${text}` : ""), options);
+}
+
+export function useLocation(): Location {
+  const [location, setLocation] = useState(current);
+  useEffect(() => {
+    const update = () => setLocation(current());
+    listeners.add(update);
+    window.addEventListener("popstate", update);
+    return () => {
+      listeners.delete(update);
+      window.removeEventListener("popstate", update);
+    };
+  }, []);
+  return location;
+}
+
+/** An in-app link: a real <a href> (open in new tab works), navigated without a reload on plain clicks. */
+export function Link({ href, children, class: className }: { href: string; children: ComponentChildren; class?: string }) {
+  const onClick = (event: MouseEvent) => {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    navigate(href);
+  };
+  return (
+    <a href={href} onClick={onClick} class={className}>
+      {children}
+    </a>
+  );
+}
+
+export const projectPath = (projectName: string) => `/projects/${encodeURIComponent(projectName)}`;
+export const runPath = (projectName: string, runId: number) => `${projectPath(projectName)}/runs/${runId}`;
+export const comparePath = (projectName: string, runIds: number[]) => `${projectPath(projectName)}/compare?runIds=${runIds.join(",")}`;
+export const leaderboardPath = (projectName: string) => `${projectPath(projectName)}/leaderboard`;

@@ -1,0 +1,107 @@
+// Runs ranked by one metric, with the aggregation and direction the user picks; all in the URL.
+
+import { api } from "../api.ts";
+import { ErrorNote, Loading, PageTitle, Pager, StatusBadge } from "../components/common.tsx";
+import { useAsync } from "../hooks.ts";
+import { formatDate, formatNumber } from "../lib/format.ts";
+import { Link, projectPath, runPath, setQuery, useLocation } from "../router.tsx";
+
+const AGGREGATIONS = ["LAST", "MIN", "MAX", "AVG", "VARIANCE"];
+const PAGE = 50;
+
+export function LeaderboardPage({ projectName }: { projectName: string }) {
+  const { query } = useLocation();
+  const names = useAsync(() => api.metricNames(projectName), [projectName]);
+  const metric = query.get("metric") ?? names.data?.metricNames[0] ?? "";
+  const aggregation = query.get("aggregation") ?? "LAST";
+  const direction = query.get("direction") ?? "ASC";
+  const offset = Number(query.get("offset") ?? 0) || 0;
+  const board = useAsync(
+    () => (metric ? api.leaderboard({ projectName, logName: metric, aggregation, direction, limit: PAGE, offset }) : Promise.resolve(undefined)),
+    [projectName, metric, aggregation, direction, offset],
+  );
+
+  return (
+    <section>
+      <p class="breadcrumbs">
+        <Link href={projectPath(projectName)}>{projectName}</Link> /
+      </p>
+      <PageTitle title="Leaderboard" />
+      <div class="toolbar">
+        <label>
+          Metric
+          <select value={metric} onChange={(event) => setQuery({ metric: event.currentTarget.value, offset: undefined })} data-testid="leaderboard-metric">
+            {(names.data?.metricNames ?? []).map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Aggregation
+          <select value={aggregation} onChange={(event) => setQuery({ aggregation: event.currentTarget.value, offset: undefined })}>
+            {AGGREGATIONS.map((name) => (
+              <option key={name} value={name}>
+                {name.toLowerCase()}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Direction
+          <select value={direction} onChange={(event) => setQuery({ direction: event.currentTarget.value, offset: undefined })}>
+            <option value="ASC">lowest first</option>
+            <option value="DESC">highest first</option>
+          </select>
+        </label>
+      </div>
+      <ErrorNote error={names.error ?? board.error} />
+      {names.data?.metricNames.length === 0 && <p class="muted">This project has no metrics yet.</p>}
+      {metric && !board.data && board.loading && <Loading what="ranking" />}
+      {board.data && (
+        <>
+          <table class="data-table" data-testid="leaderboard">
+            <thead>
+              <tr>
+                <th scope="col" class="number">
+                  Rank
+                </th>
+                <th scope="col">Run</th>
+                <th scope="col" class="number">
+                  {aggregation.toLowerCase()} of {metric}
+                </th>
+                <th scope="col">Status</th>
+                <th scope="col">Tags</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {board.data.runs.map((entry) => (
+                <tr key={entry.runId}>
+                  <td class="number">{entry.rank}</td>
+                  <td>
+                    <Link href={runPath(projectName, entry.runId)}>{entry.runName}</Link>
+                  </td>
+                  <td class="number">{formatNumber(entry.value)}</td>
+                  <td>
+                    <StatusBadge status={entry.status} />
+                  </td>
+                  <td>
+                    {entry.tags.map((tag) => (
+                      <span class="tag" key={tag}>
+                        {tag}
+                      </span>
+                    ))}
+                  </td>
+                  <td>{formatDate(entry.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Pager offset={offset} limit={PAGE} total={board.data.total} label="ranked runs" onOffset={(next) => setQuery({ offset: next || undefined })} />
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,44 @@
+import { api } from "../api.ts";
+import { ErrorNote, Loading, PageTitle } from "../components/common.tsx";
+import { useAsync } from "../hooks.ts";
+import { formatDate } from "../lib/format.ts";
+import { Link, projectPath } from "../router.tsx";
+
+export function ProjectsPage() {
+  const projects = useAsync(() => api.projects(), []);
+  const list = [...(projects.data?.projects ?? [])].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  return (
+    <section>
+      <PageTitle title="Projects" />
+      <ErrorNote error={projects.error} />
+      {projects.loading && !projects.data && <Loading what="projects" />}
+      {projects.data && list.length === 0 && <p class="muted">No projects yet: create a run and its project appears here.</p>}
+      {list.length > 0 && (
+        <table class="data-table" data-testid="projects-table">
+          <thead>
+            <tr>
+              <th scope="col">Project</th>
+              <th scope="col" class="number">
+                Runs
+              </th>
+              <th scope="col">Last activity</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((project) => (
+              <tr key={project.id}>
+                <td>
+                  <Link href={projectPath(project.name)}>{project.name}</Link>
+                </td>
+                <td class="number">{project.runCount.toLocaleString("en-US")}</td>
+                <td>{formatDate(project.updatedAt)}</td>
+                <td>{formatDate(project.createdAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,81 @@
+// The run page (a run's `url`): header, then tabs for charts, logs, files, config, history, model, lineage.
+
+import { useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { ErrorNote, Loading, PageTitle } from "../components/common.tsx";
+import { RunCharts } from "../components/run/charts.tsx";
+import { RunFiles } from "../components/run/files.tsx";
+import { RunHeader } from "../components/run/header.tsx";
+import { Lineage } from "../components/run/lineage.tsx";
+import { RunLogs } from "../components/run/logs.tsx";
+import { ModelGraphTree } from "../components/run/model-graph.tsx";
+import { StatusHistory } from "../components/run/status-history.tsx";
+import { JsonTree } from "../components/json-tree.tsx";
+import { useAsync, useInterval } from "../hooks.ts";
+import { Link, projectPath, setQuery, useLocation } from "../router.tsx";
+
+/** How often a RUNNING run's page asks for what is new. */
+export const LIVE_INTERVAL_MS = 3000;
+
+const TABS = [
+  ["charts", "Charts"],
+  ["logs", "Logs"],
+  ["files", "Files"],
+  ["config", "Config"],
+  ["history", "Status history"],
+  ["model", "Model graph"],
+  ["lineage", "Lineage"],
+] as const;
+type Tab = (typeof TABS)[number][0];
+
+export function RunPage({ projectName, runId }: { projectName: string; runId: number }) {
+  const { query } = useLocation();
+  const tab = (TABS.find(([id]) => id === query.get("tab"))?.[0] ?? "charts") as Tab;
+  const run = useAsync(() => api.run(runId), [runId]);
+  const [liveTick, setLiveTick] = useState(0);
+  const live = run.data?.status === "RUNNING";
+  useInterval(
+    () => {
+      setLiveTick((tick) => tick + 1);
+      run.reload();
+    },
+    LIVE_INTERVAL_MS,
+    live,
+  );
+
+  if (run.error) return <ErrorNote error={run.error} />;
+  if (!run.data) return <Loading what="run" />;
+  const details = run.data;
+  const ref = { projectName, runId };
+
+  return (
+    <section>
+      <p class="breadcrumbs">
+        <Link href={projectPath(projectName)}>{projectName}</Link> /
+      </p>
+      <PageTitle title={details.name} />
+      <RunHeader run={details} onSaved={run.reload} live={live} />
+      <nav class="tabs" role="tablist" aria-label="Run sections">
+        {TABS.map(([id, label]) => (
+          <button key={id} type="button" role="tab" aria-selected={tab === id} class={tab === id ? "active" : ""} onClick={() => setQuery({ tab: id === "charts" ? undefined : id })}>
+            {label}
+          </button>
+        ))}
+      </nav>
+      <div role="tabpanel">
+        {tab === "charts" && <RunCharts run={ref} liveTick={liveTick} />}
+        {tab === "logs" && <RunLogs run={ref} liveTick={liveTick} />}
+        {tab === "files" && <RunFiles run={ref} />}
+        {tab === "config" && (
+          <div class="two-columns">
+            <JsonTree title="Config" value={details.config} />
+            <JsonTree title="System metadata" value={details.systemMetadata} />
+          </div>
+        )}
+        {tab === "history" && <StatusHistory runId={runId} liveTick={liveTick} />}
+        {tab === "model" && <ModelGraphTree runId={runId} />}
+        {tab === "lineage" && <Lineage run={details} />}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,212 @@
+// A project's runs: search, tag/status filters, the filter builder, chosen columns, sorting, paging,
+// and selecting runs to compare. Everything but the chosen columns lives in the URL (deep links).
+
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { ErrorNote, Loading, PageTitle, Pager, StatusBadge } from "../components/common.tsx";
+import { ColumnPicker, type Column } from "../components/column-picker.tsx";
+import { FilterBuilder } from "../components/filter-builder.tsx";
+import { useAsync, useStoredState } from "../hooks.ts";
+import { formatDate, formatDuration, formatNumber, formatValue, runDuration } from "../lib/format.ts";
+import { Link, comparePath, leaderboardPath, navigate, runPath, setQuery, useLocation } from "../router.tsx";
+import type { RunListItem } from "../types.ts";
+
+export const PAGE_SIZE = 50;
+const STATUSES = ["RUNNING", "COMPLETED", "FAILED", "TERMINATED", "CANCELLED"];
+
+/** The API's sort key of a column, or undefined when the server cannot sort by it. */
+function sortKey(column: string): string | undefined {
+  if (column.startsWith("summary.")) return `summary_metrics.${column.slice("summary.".length)}`;
+  if (column === "displayId") return "createdAt"; // display numbers grow with creation
+  if (["name", "status", "createdAt"].includes(column) || column.startsWith("config.") || column.startsWith("systemMetadata.")) return column;
+  return undefined;
+}
+
+/** Summary metric values (the last value) of the page's runs, one comparison request per metric column. */
+async function loadSummaries(projectName: string, runs: RunListItem[], metrics: string[]) {
+  const values = new Map<string, number | null>();
+  if (runs.length === 0) return values;
+  const ids = runs.map((run) => run.id);
+  await Promise.all(
+    metrics.map(async (metric) => {
+      const comparison = await api.compare(projectName, ids, metric);
+      for (const run of comparison.runs) values.set(`${run.runId}|${metric}`, run.stats?.final ?? null);
+    }),
+  );
+  return values;
+}
+
+export function RunsPage({ projectName }: { projectName: string }) {
+  const { query } = useLocation();
+  const search = query.get("search") ?? "";
+  const tags = query.get("tags") ?? "";
+  const status = query.get("status") ?? "";
+  const sort = query.get("sort") ?? "-createdAt";
+  const filter = query.get("filter") ?? "";
+  const offset = Number(query.get("offset") ?? 0) || 0;
+  const [columns, setColumns] = useStoredState<Column[]>(`stepwise.columns.${projectName}`, []);
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const [searchText, setSearchText] = useState(search);
+  useEffect(() => setSearchText(search), [search]);
+
+  const fieldColumns = columns.filter((column) => column.source !== "summary");
+  const metricColumns = columns.filter((column) => column.source === "summary").map((column) => column.key);
+  const runs = useAsync(
+    () =>
+      api.listRuns({
+        projectName,
+        search,
+        tags,
+        status,
+        sort,
+        filter,
+        limit: PAGE_SIZE,
+        offset,
+        includeFieldValues: fieldColumns.length > 0,
+        visibleColumns: fieldColumns.length > 0 ? JSON.stringify(fieldColumns) : undefined,
+      }),
+    [projectName, search, tags, status, sort, filter, offset, JSON.stringify(fieldColumns)],
+  );
+  const summaries = useAsync(() => loadSummaries(projectName, runs.data?.runs ?? [], metricColumns), [runs.data, metricColumns.join("\n")]);
+
+  const headers: { id: string; label: string }[] = [
+    { id: "status", label: "Status" },
+    { id: "name", label: "Name" },
+    { id: "displayId", label: "ID" },
+    { id: "tags", label: "Tags" },
+    { id: "createdAt", label: "Created" },
+    { id: "duration", label: "Duration" },
+    ...columns.map((column) => ({ id: `${column.source}.${column.key}`, label: column.key })),
+  ];
+  const toggleSort = (id: string) => {
+    const key = sortKey(id);
+    if (key) setQuery({ sort: sort === key ? `-${key}` : key, offset: undefined });
+  };
+  const toggle = (runId: number) => {
+    const next = new Set(selected);
+    if (next.has(runId)) next.delete(runId);
+    else next.add(runId);
+    setSelected(next);
+  };
+  const cell = (run: RunListItem, column: Column) => {
+    if (column.source === "summary") return formatNumber(summaries.data?.get(`${run.id}|${column.key}`));
+    const values = column.source === "config" ? run._flatConfig : run._flatSystemMetadata;
+    return formatValue(values?.[column.key]);
+  };
+  const now = Date.now();
+
+  return (
+    <section>
+      <PageTitle title={projectName}>
+        <nav class="actions" aria-label="Project">
+          <Link href={leaderboardPath(projectName)}>Leaderboard</Link>
+          <button type="button" disabled={selected.size < 1} onClick={() => navigate(comparePath(projectName, [...selected]))} data-testid="compare-selected">
+            Compare {selected.size > 0 ? `(${selected.size})` : ""}
+          </button>
+        </nav>
+      </PageTitle>
+
+      <form
+        class="toolbar"
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setQuery({ search: searchText, offset: undefined });
+        }}
+      >
+        <label>
+          Name
+          <input type="search" placeholder="Search names" value={searchText} onInput={(event) => setSearchText(event.currentTarget.value)} />
+        </label>
+        <label>
+          Tags
+          <input type="text" placeholder="tag1, tag2" value={tags} onChange={(event) => setQuery({ tags: event.currentTarget.value.trim(), offset: undefined })} />
+        </label>
+        <fieldset class="statuses">
+          <legend>Status</legend>
+          {STATUSES.map((name) => {
+            const chosen = status.split(",").filter(Boolean);
+            return (
+              <label key={name}>
+                <input
+                  type="checkbox"
+                  checked={chosen.includes(name)}
+                  onChange={() => setQuery({ status: (chosen.includes(name) ? chosen.filter((s) => s !== name) : [...chosen, name]).join(","), offset: undefined })}
+                />
+                {name.toLowerCase()}
+              </label>
+            );
+          })}
+        </fieldset>
+        <button type="submit">Search</button>
+      </form>
+      <FilterBuilder projectName={projectName} filter={filter} onApply={(text) => setQuery({ filter: text, offset: undefined })} />
+      <ColumnPicker projectName={projectName} columns={columns} onChange={setColumns} />
+
+      <ErrorNote error={runs.error ?? summaries.error} />
+      {runs.loading && !runs.data && <Loading what="runs" />}
+      {runs.data && (
+        <>
+          <div class="table-scroll">
+            <table class="data-table runs-table" data-testid="runs-table" aria-busy={runs.loading}>
+              <thead>
+                <tr>
+                  <th scope="col">
+                    <span class="visually-hidden">Select</span>
+                  </th>
+                  {headers.map((header) => {
+                    const key = sortKey(header.id);
+                    const direction = sort === key ? "ascending" : sort === `-${key}` ? "descending" : undefined;
+                    return (
+                      <th scope="col" key={header.id} aria-sort={direction ?? "none"} data-column={header.id}>
+                        {key ? (
+                          <button type="button" class="sort" onClick={() => toggleSort(header.id)}>
+                            {header.label} {direction === "ascending" ? "▲" : direction === "descending" ? "▼" : ""}
+                          </button>
+                        ) : (
+                          header.label
+                        )}
+                      </th>
+                    );
+                  })}
+                </tr>
+              </thead>
+              <tbody>
+                {runs.data.runs.map((run) => (
+                  <tr key={run.id} data-run-id={run.id}>
+                    <td>
+                      <input type="checkbox" aria-label={`Select ${run.name}`} checked={selected.has(run.id)} onChange={() => toggle(run.id)} />
+                    </td>
+                    <td>
+                      <StatusBadge status={run.status} />
+                    </td>
+                    <td>
+                      <Link href={runPath(projectName, run.id)}>{run.name}</Link>
+                    </td>
+                    <td class="mono">{run.displayId ?? run.id}</td>
+                    <td>
+                      {run.tags.map((tag) => (
+                        <span class="tag" key={tag}>
+                          {tag}
+                        </span>
+                      ))}
+                    </td>
+                    <td>{formatDate(run.createdAt)}</td>
+                    <td>{formatDuration(runDuration(run, now))}</td>
+                    {columns.map((column) => (
+                      <td key={`${column.source}.${column.key}`} class="number">
+                        {cell(run, column)}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {runs.data.runs.length === 0 && <p class="muted">No runs match.</p>}
+          <Pager offset={offset} limit={PAGE_SIZE} total={runs.data.total} label="runs" onOffset={(next) => setQuery({ offset: next || undefined })} />
+        </>
+      )}
+    </section>
+  );
+}
