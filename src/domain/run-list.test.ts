@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compareSortValues, fieldValues, parseFieldSelection, parseRunSort, parseStatusList, parseTagList } from "./run-list.js";
+import { compareSortValues, fieldValues, parseFieldSelection, parseRunSort, parseStatusList, parseTagList, runDuration } from "./run-list.js";
 
 describe("run list parameters", () => {
   it("parses sorts: columns, key sorts and direction", () => {
     assert.deepEqual(parseRunSort(undefined), { kind: "column", field: "createdAt", descending: true });
     assert.deepEqual(parseRunSort("name"), { kind: "column", field: "name", descending: false });
+    assert.deepEqual(parseRunSort("-duration"), { kind: "duration", descending: true });
     assert.deepEqual(parseRunSort("-config.optim.lr"), { kind: "config", key: "optim.lr", descending: true });
     assert.deepEqual(parseRunSort("systemMetadata.gpu"), { kind: "systemMetadata", key: "gpu", descending: false });
     assert.deepEqual(parseRunSort("summary_metrics.val/loss"), { kind: "summaryMetrics", key: "val/loss", descending: false });
@@ -45,5 +46,11 @@ describe("compareSortValues", () => {
   it("puts missing values last in both directions", () => {
     assert.deepEqual(sorted([undefined, 2, undefined, 1]), [1, 2, undefined, undefined]);
     assert.deepEqual(sorted([undefined, 2, undefined, 1], true), [2, 1, undefined, undefined]);
+  });
+
+  it("measures a run's duration to its last status change, or to now while it runs", () => {
+    assert.equal(runDuration({ status: "COMPLETED", createdAt: 1000, statusUpdated: 4000 }, 9000), 3000);
+    assert.equal(runDuration({ status: "RUNNING", createdAt: 1000, statusUpdated: 4000 }, 9000), 8000, "a resumed run runs on");
+    assert.equal(runDuration({ status: "FAILED", createdAt: 1000, statusUpdated: null }, 9000), 8000);
   });
 });

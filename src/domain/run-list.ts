@@ -13,6 +13,7 @@ export type ColumnSort = (typeof COLUMN_SORTS)[number];
  */
 export type RunSort =
   | { kind: "column"; field: ColumnSort; descending: boolean }
+  | { kind: "duration"; descending: boolean }
   | { kind: "config" | "systemMetadata" | "summaryMetrics"; key: string; descending: boolean };
 
 const KEY_SORT_PREFIXES: [string, "config" | "systemMetadata" | "summaryMetrics"][] = [
@@ -27,11 +28,12 @@ export function parseRunSort(raw: string | undefined): RunSort {
   const descending = text.startsWith("-");
   const name = descending ? text.slice(1) : text;
   if ((COLUMN_SORTS as readonly string[]).includes(name)) return { kind: "column", field: name as ColumnSort, descending };
+  if (name === "duration") return { kind: "duration", descending };
   for (const [prefix, kind] of KEY_SORT_PREFIXES) {
     if (name.startsWith(prefix) && name.length > prefix.length) return { kind, key: name.slice(prefix.length), descending };
   }
   throw invalidInput(
-    `sort: '${raw}' is not one of createdAt, updatedAt, name, status, config.<key>, systemMetadata.<key> or summary_metrics.<name> (prefix - for descending)`,
+    `sort: '${raw}' is not one of createdAt, updatedAt, name, status, duration, config.<key>, systemMetadata.<key> or summary_metrics.<name> (prefix - for descending)`,
   );
 }
 
@@ -87,6 +89,11 @@ export function fieldValues(flat: Record<string, Json>, source: FieldSelection["
     if (value !== undefined) setOwn(picked, key, value);
   }
   return picked;
+}
+
+/** How long a run has run: to its last status change once finished, to `now` while RUNNING. */
+export function runDuration(run: { status: RunStatus; createdAt: number; statusUpdated: number | null }, now: number): number {
+  return (run.status === "RUNNING" || run.statusUpdated === null ? now : run.statusUpdated) - run.createdAt;
 }
 
 /** The value a key sort orders by; undefined when the run lacks it. */

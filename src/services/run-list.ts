@@ -2,7 +2,8 @@ import { compileFieldFilters } from "../domain/field-filter.js";
 import { flatten, type Json } from "../domain/merge.js";
 import { compileRunFilter } from "../domain/run-filter.js";
 import {
-  compareSortValues, fieldValues, type ColumnSort, parseFieldSelection, parseJsonParameter, parseRunSort, parseStatusList, parseTagList, sortValue, toFilterableRun,
+  compareSortValues, fieldValues, type ColumnSort, parseFieldSelection, parseJsonParameter, parseRunSort, parseStatusList, parseTagList, runDuration, sortValue,
+  toFilterableRun,
   type FieldSelection,
 } from "../domain/run-list.js";
 import type { FilterableRun } from "../domain/run-view.js";
@@ -33,7 +34,7 @@ export interface ListedRun {
  * filter grammars and key sorts then run in-process over those candidates (decisions in
  * docs/decisions.md), and only a plain column-ordered list is paged by the store itself.
  */
-export async function listProjectRuns(store: Store, orgId: string, project: Project, params: RunListParams): Promise<{ runs: ListedRun[]; total: number }> {
+export async function listProjectRuns(store: Store, orgId: string, project: Project, params: RunListParams, now: number): Promise<{ runs: ListedRun[]; total: number }> {
   // Everything is parsed before the store is asked, so a bad parameter is a 400 whatever the data.
   const sort = parseRunSort(params.sort);
   const runFilter = params.filter === undefined ? undefined : compileRunFilter(parseJsonParameter("filter", params.filter));
@@ -52,10 +53,11 @@ export async function listProjectRuns(store: Store, orgId: string, project: Proj
   if (sort.kind === "summaryMetrics") metricNames.add(sort.key);
   const lastValues = await lastValuesByRun(store, orgId, project.id, [...metricNames]);
   const views = candidates
-    .map((run) => ({ id: run.id, view: toFilterableRun(run, lastValues.get(run.id) ?? {}) }))
+    .map((run) => ({ id: run.id, duration: runDuration(run, now), view: toFilterableRun(run, lastValues.get(run.id) ?? {}) }))
     .filter(({ view }) => (!runFilter || runFilter.test(view)) && (!fieldFilter || fieldFilter(view)));
   // Candidates come newest first and Array.prototype.sort is stable, so equal values keep that order.
   if (sort.kind === "column") views.sort((a, b) => compareColumns(a, b, sort.field, sort.descending));
+  else if (sort.kind === "duration") views.sort((a, b) => (sort.descending ? b.duration - a.duration : a.duration - b.duration));
   else views.sort((a, b) => compareSortValues(sortValue(a.view, sort), sortValue(b.view, sort), sort.descending));
   const pageViews = new Map(views.slice(page.offset, page.offset + page.limit).map(({ id, view }) => [id, view]));
   const runs = await store.getRuns(orgId, [...pageViews.keys()]);

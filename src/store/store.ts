@@ -328,7 +328,7 @@ export interface RunListQuery extends RunNarrowing {
   page: { limit: number; offset: number };
 }
 
-export type RunCandidate = Pick<Run, "id" | "name" | "status" | "tags" | "createdAt" | "updatedAt" | "heartbeatAt" | "config" | "systemMetadata">;
+export type RunCandidate = Pick<Run, "id" | "name" | "status" | "tags" | "createdAt" | "updatedAt" | "statusUpdated" | "heartbeatAt" | "config" | "systemMetadata">;
 
 export interface StatusUpdate {
   status: RunStatus;

@@ -107,6 +107,20 @@ describe("GET /api/runs/list", () => {
     assert.equal(combined.total, combined.runs.length);
   });
 
+  it("sorts by duration: to the last status change once finished, to now while running", async () => {
+    const made = [];
+    for (const [name, finishedAfter] of [["slow", 99_000], ["quick", 10_000], ["live", null]] as const) {
+      const run = await client.createRun({ projectName: "durations", runName: name, createdAt: T0 });
+      if (finishedAfter !== null) assert.equal((await client.post("/api/runs/status/update", { runId: run.runId, status: "COMPLETED", statusUpdated: T0 + finishedAfter })).status, 200);
+      made.push(run);
+    }
+    const byDuration = async (sort: string, extra: Record<string, string> = {}) =>
+      ((await client.get("/api/runs/list", { projectName: "durations", sort, ...extra })).body.runs as { name: string }[]).map((run) => run.name);
+    assert.deepEqual(await byDuration("duration"), ["quick", "slow", "live"]);
+    assert.deepEqual(await byDuration("-duration"), ["live", "slow", "quick"]);
+    assert.deepEqual(await byDuration("-duration", { filter: '{"status": "COMPLETED"}' }), ["slow", "quick"], "with a filter too");
+  });
+
   it("sorts by columns, config and system metadata keys and summary metrics, with missing values last", async () => {
     const byName = [...SPECS].map((s) => s.name).sort();
     assert.deepEqual(await names({ sort: "name" }), byName);

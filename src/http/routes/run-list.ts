@@ -7,7 +7,7 @@ import { STANDARD_ERRORS } from "../schemas/common.js";
 import { ListRunsQuery, ListRunsResponse } from "../schemas/run-list.js";
 
 /** GET /api/runs/list (spec §4.11, decisions §5): search, filters, sort, paging and field values. */
-export function runListRoutes({ store }: AppDeps): FastifyPluginAsyncTypebox {
+export function runListRoutes({ store, clock }: AppDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get("/api/runs/list", { schema: { tags: ["runs"], querystring: ListRunsQuery, response: { 200: ListRunsResponse, ...STANDARD_ERRORS } } }, async (request) => {
       const { projectName, includeFieldValues, ...params } = request.query;
@@ -16,7 +16,7 @@ export function runListRoutes({ store }: AppDeps): FastifyPluginAsyncTypebox {
       const { runs, total } = await listProjectRuns(store, request.auth.orgId, project, {
         ...params,
         includeFieldValues: includeFieldValues === "true" || includeFieldValues === "1",
-      });
+      }, clock.now());
       return {
         runs: runs.map(({ run, fields }) => ({
           id: run.id,

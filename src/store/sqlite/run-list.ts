@@ -37,7 +37,7 @@ export function listRuns(s: Statements, orgId: string, projectId: number, query:
   return { runs: rows.map(toRun), total };
 }
 
-type CandidateRow = [number, string, RunStatus, string, number, number, number, string | null, string | null];
+type CandidateRow = [number, string, RunStatus, string, number, number, number | null, number, string | null, string | null];
 
 /**
  * Every matching run, newest first, with only what filters and sorts read. Rows come as arrays:
@@ -47,18 +47,19 @@ export function listRunCandidates(s: Statements, orgId: string, projectId: numbe
   const where = narrowingClause(orgId, projectId, narrowing);
   const rows = s
     .get(
-      `SELECT r.id, r.name, r.status, r.tags, r.created_at, r.updated_at, r.heartbeat_at, r.config, r.system_metadata
+      `SELECT r.id, r.name, r.status, r.tags, r.created_at, r.updated_at, r.status_updated, r.heartbeat_at, r.config, r.system_metadata
        FROM runs r WHERE ${where.sql} ORDER BY r.created_at DESC, r.id DESC`,
     )
     .raw(true)
     .all(...where.params) as CandidateRow[];
-  return rows.map(([id, name, status, tags, createdAt, updatedAt, heartbeatAt, config, systemMetadata]) => ({
+  return rows.map(([id, name, status, tags, createdAt, updatedAt, statusUpdated, heartbeatAt, config, systemMetadata]) => ({
     id,
     name,
     status,
     tags: JSON.parse(tags) as string[],
     createdAt,
     updatedAt,
+    statusUpdated,
     heartbeatAt,
     config: config === null ? null : (JSON.parse(config) as Json),
     systemMetadata: systemMetadata === null ? null : (JSON.parse(systemMetadata) as Json),

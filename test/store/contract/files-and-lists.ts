@@ -55,7 +55,7 @@ export function fileAndListContract(store: () => Store): void {
     assert.deepEqual(await names({ statuses: ["FAILED"], order: { field: "createdAt", descending: false }, page }), [["beta"], 1]);
     const candidates = await s.listRunCandidates(orgId, projectId, { tags: ["x"] });
     assert.deepEqual(candidates.map((run) => run.name), ["alphabet", "Alpha"], "newest first");
-    assert.deepEqual(Object.keys(candidates[0]!).sort(), ["config", "createdAt", "heartbeatAt", "id", "name", "status", "systemMetadata", "tags", "updatedAt"]);
+    assert.deepEqual(Object.keys(candidates[0]!).sort(), ["config", "createdAt", "heartbeatAt", "id", "name", "status", "statusUpdated", "systemMetadata", "tags", "updatedAt"]);
     assert.deepEqual((await s.getRuns(orgId, [ids[3]!, 999_999, ids[0]!])).map((run) => run.name), ["gamma", "Alpha"]);
     assert.deepEqual(await s.getRuns(await newOrg(s), [ids[0]!]), [], "another organization sees none");
   });

@@ -18,7 +18,7 @@ const STATUSES = ["RUNNING", "COMPLETED", "FAILED", "TERMINATED", "CANCELLED"];
 function sortKey(column: string): string | undefined {
   if (column.startsWith("summary.")) return `summary_metrics.${column.slice("summary.".length)}`;
   if (column === "displayId") return "createdAt"; // display numbers grow with creation
-  if (["name", "status", "createdAt"].includes(column) || column.startsWith("config.") || column.startsWith("systemMetadata.")) return column;
+  if (["name", "status", "createdAt", "duration"].includes(column) || column.startsWith("config.") || column.startsWith("systemMetadata.")) return column;
   return undefined;
 }
 
