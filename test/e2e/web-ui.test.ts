@@ -196,7 +196,9 @@ describe("web UI in headless Chromium", () => {
   });
 
   it("lists console logs with a type filter and search", async () => {
-    await page.getByRole("tab", { name: "Logs" }).click();
+    await page.getByRole("tab", { name: "Charts" }).focus();
+    await page.keyboard.press("ArrowRight"); // keyboard: the next tab
+    await page.waitForURL(/tab=logs/);
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=log-lines] li").length === 30);
     await page.getByLabel("Type").selectOption("ERROR");
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=log-lines] li").length === 3);

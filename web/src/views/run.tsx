@@ -47,6 +47,15 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
   if (!run.data) return <Loading what="run" />;
   const details = run.data;
   const ref = { projectName, runId };
+  const showTab = (id: Tab) => setQuery({ tab: id === "charts" ? undefined : id });
+  // Arrow keys move between tabs, as in every tab list (WAI-ARIA authoring practices).
+  const onTabKey = (event: KeyboardEvent) => {
+    const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
+    if (step === 0) return;
+    const index = (TABS.findIndex(([id]) => id === tab) + step + TABS.length) % TABS.length;
+    showTab(TABS[index]![0]);
+    requestAnimationFrame(() => (document.querySelector("[role=tab][aria-selected=true]") as HTMLElement | null)?.focus());
+  };
 
   return (
     <section>
@@ -55,9 +64,9 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
       </p>
       <PageTitle title={details.name} />
       <RunHeader run={details} onSaved={run.reload} live={live} />
-      <nav class="tabs" role="tablist" aria-label="Run sections">
+      <nav class="tabs" role="tablist" aria-label="Run sections" onKeyDown={onTabKey}>
         {TABS.map(([id, label]) => (
-          <button key={id} type="button" role="tab" aria-selected={tab === id} class={tab === id ? "active" : ""} onClick={() => setQuery({ tab: id === "charts" ? undefined : id })}>
+          <button key={id} type="button" role="tab" aria-selected={tab === id} tabIndex={tab === id ? 0 : -1} class={tab === id ? "active" : ""} onClick={() => showTab(id)}>
             {label}
           </button>
         ))}
