@@ -244,7 +244,7 @@ describe("web UI in headless Chromium", () => {
     await shot("10-run-lineage");
   });
 
-  it("updates a RUNNING run's charts with new steps while the page is open", async () => {
+  it("updates a RUNNING run's charts and logs while the page is open", async () => {
     await page.getByRole("tab", { name: "Charts" }).click();
     const canvas = page.locator(".chart-card[data-metric='train/loss'] .chart-canvas");
     await page.locator(".chart-card[data-metric='train/loss'] .chart-canvas[data-drawn=true]").waitFor();
@@ -252,6 +252,12 @@ describe("web UI in headless Chromium", () => {
     const more = Array.from({ length: 20 }, (_, i) => ({ step: 51 + i, data: { "train/loss": 0.5 - i * 0.01 } }));
     assert.equal((await ingest(client, "metrics", runs.fork, toNdjson(more))).status, 200);
     await page.waitForFunction(() => document.querySelector(".chart-card[data-metric='train/loss'] .chart-canvas")?.getAttribute("data-points") === "71", undefined, { timeout: 15_000 });
+
+    await page.getByRole("tab", { name: "Logs" }).click();
+    await page.getByText("No log lines").waitFor();
+    const line = JSON.stringify({ time: 1_700_000_000_000, lineNumber: 0, logType: "INFO", message: "fine-tuning started" });
+    assert.equal((await ingest(client, "logs", runs.fork, line)).status, 200);
+    await page.getByTestId("log-lines").getByText("fine-tuning started").waitFor({ timeout: 15_000 });
   });
 
   it("ranks runs on the leaderboard by metric, aggregation and direction", async () => {

@@ -10,12 +10,14 @@ import { RunPage } from "./views/run.tsx";
 import { RunsPage } from "./views/runs.tsx";
 import { SignInPage } from "./views/sign-in.tsx";
 
+function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, { replace: true }), [to]);
+  return null;
+}
+
 function View({ path, query }: { path: string; query: URLSearchParams }) {
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
-  if (parts[0] !== "projects") {
-    navigate("/projects", { replace: true });
-    return null;
-  }
+  if (parts[0] !== "projects") return <Redirect to="/projects" />;
   const [, projectName, section, runId] = parts;
   if (projectName === undefined) return <ProjectsPage />;
   if (section === undefined || section === "runs" && runId === undefined) return <RunsPage projectName={projectName} />;

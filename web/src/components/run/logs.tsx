@@ -37,13 +37,12 @@ export function RunLogs({ run, liveTick }: { run: RunRef; liveTick: number }) {
     return { logs: found.logs.slice(offset, offset + PAGE), total: found.total };
   }, [run.runId, logType, search, offset]);
 
-  // Live: on the last page, fetch again so new lines show up (and move to a new last page when following).
+  // Live: the last page is fetched again so new lines show up; when following, move to the newest page.
   useEffect(() => {
     if (liveTick === 0 || search !== "" || !page.data) return;
-    const onLastPage = offset + PAGE >= page.data.total;
-    if (!onLastPage) return;
-    if (followTail && page.data.total > offset + PAGE) setOffset(Math.floor(page.data.total / PAGE) * PAGE);
-    else page.reload();
+    const lastPageOffset = Math.max(0, Math.floor((page.data.total - 1) / PAGE) * PAGE);
+    if (followTail && offset < lastPageOffset) setOffset(lastPageOffset);
+    else if (offset >= lastPageOffset) page.reload();
   }, [liveTick]); // eslint-disable-line react-hooks/exhaustive-deps
 
   return (
