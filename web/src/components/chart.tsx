@@ -4,17 +4,9 @@
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import type { NonFiniteKind, XAxis } from "../lib/series.ts";
+import type { ChartSeries, NonFiniteKind, XAxis } from "../lib/series.ts";
 
 export const PALETTE = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#db2777", "#0891b2", "#65a30d", "#ea580c", "#4b5563"];
-
-export interface ChartSeries {
-  label: string;
-  values: (number | null)[];
-  color: string;
-  /** A faint series (the raw line behind a smoothed one). */
-  faint?: boolean;
-}
 
 export interface ChartProps {
   x: number[];

@@ -4,19 +4,12 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, type RunRef } from "../api.ts";
 import { formatNumber } from "../lib/format.ts";
-import { lastStep, mergePoints, toSeries, type XAxis } from "../lib/series.ts";
-import { smooth } from "../lib/smoothing.ts";
+import { lastStep, mergePoints, runSeries, stepsOfRange, type ChartSettings } from "../lib/series.ts";
 import type { MetricPoint } from "../types.ts";
-import { Chart, PALETTE, type ChartSeries } from "./chart.tsx";
+import { Chart, PALETTE } from "./chart.tsx";
 
 /** Points per request: about one per horizontal pixel of a wide chart, min/max/first/last kept by the server. */
 export const POINTS_PER_CHART = 1000;
-
-export interface ChartSettings {
-  xAxis: XAxis;
-  smoothing: number;
-  logScale: boolean;
-}
 
 interface Props {
   run: RunRef;
@@ -24,29 +17,6 @@ interface Props {
   settings: ChartSettings;
   /** Changes every few seconds while the run is RUNNING; each change fetches the steps after the last one. */
   liveTick: number;
-}
-
-/** Chart series for one run's points with the chosen smoothing (the raw line stays, faint, behind it). */
-export function runSeries(points: readonly MetricPoint[], settings: ChartSettings, label: string, color: string) {
-  const series = toSeries(points, settings.xAxis, settings.logScale);
-  const lines: ChartSeries[] =
-    settings.smoothing > 0
-      ? [
-          { label: `${label} (raw)`, values: series.y, color, faint: true },
-          { label, values: smooth(series.y, settings.smoothing), color },
-        ]
-      : [{ label, values: series.y, color }];
-  return { x: series.x, lines, markers: series.markers.map((marker) => ({ ...marker, color })) };
-}
-
-/** The step window a dragged x range covers (on a time axis, through the points' own times). */
-export function stepsOfRange(points: readonly MetricPoint[], xAxis: XAxis, min: number, max: number): [number, number] | null {
-  if (xAxis === "step") return [Math.max(0, Math.ceil(min)), Math.max(0, Math.floor(max))];
-  const inside = points.filter((point) => {
-    const seconds = Date.parse(point.time) / 1000;
-    return seconds >= min && seconds <= max;
-  });
-  return inside.length === 0 ? null : [inside[0]!.step, inside[inside.length - 1]!.step];
 }
 
 export function MetricChart({ run, logName, settings, liveTick }: Props) {

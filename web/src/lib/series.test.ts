@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { alignSeries, lastStep, mergePoints, nonFiniteKind, toSeries, type Point } from "./series.ts";
+import { alignSeries, lastStep, mergePoints, nonFiniteKind, runSeries, stepsOfRange, toSeries, type Point } from "./series.ts";
 
 const point = (step: number, value: number, nonFiniteFlags = 0): Point => ({
   step,
@@ -50,3 +50,22 @@ test("aligning runs unions their x values and fills the rest with null", () => {
     [null, 10, null],
   ]);
 });
+
+test("smoothing keeps the raw line, faint, behind the smoothed one; markers take the run's color", () => {
+  const points = [point(0, 1), point(1, 0, 1), point(2, 3)];
+  const plain = runSeries(points, { xAxis: "step", smoothing: 0, logScale: false }, "loss", "#123456");
+  assert.deepEqual(plain.lines, [{ label: "loss", values: [1, null, 3], color: "#123456" }]);
+  assert.deepEqual(plain.markers, [{ x: 1, kind: "NaN", color: "#123456" }]);
+  const smoothed = runSeries(points, { xAxis: "step", smoothing: 0.5, logScale: false }, "loss", "#123456");
+  assert.deepEqual(smoothed.lines.map((line) => [line.label, line.faint ?? false]), [["loss (raw)", true], ["loss", false]]);
+  assert.ok(smoothed.lines[1]!.values[2]! < 3 && smoothed.lines[1]!.values[2]! > 1);
+});
+
+test("a dragged range becomes the whole steps inside it, through the points' times on a time axis", () => {
+  assert.deepEqual(stepsOfRange([], "step", 10.2, 20.7), [11, 20]);
+  assert.deepEqual(stepsOfRange([], "step", -3, 2), [0, 2]);
+  const points = [0, 1, 2, 3, 4].map((step) => point(step * 10, step));
+  assert.deepEqual(stepsOfRange(points, "time", 1_700_000_005, 1_700_000_031), [10, 30]);
+  assert.equal(stepsOfRange(points, "time", 1_800_000_000, 1_800_000_001), null);
+});
+

@@ -1,4 +1,7 @@
-// Metric points → chart series: sorting, merging live updates, non-finite markers, run alignment.
+// Metric points → chart series: sorting, smoothing, merging live updates, non-finite markers,
+// zoom windows, run alignment.
+
+import { smooth } from "./smoothing.ts";
 
 export interface Point {
   step: number;
@@ -8,6 +11,21 @@ export interface Point {
 }
 
 export type XAxis = "step" | "time";
+
+export interface ChartSettings {
+  xAxis: XAxis;
+  smoothing: number;
+  logScale: boolean;
+}
+
+/** One line of a chart. */
+export interface ChartSeries {
+  label: string;
+  values: (number | null)[];
+  color: string;
+  /** A faint line (the raw values behind a smoothed one). */
+  faint?: boolean;
+}
 export type NonFiniteKind = "NaN" | "+Inf" | "-Inf";
 
 export interface Series {
@@ -64,4 +82,27 @@ export function alignSeries(seriesList: readonly Series[]): [number[], ...(numbe
 /** The largest step among points, or -1; live updates ask for steps after it. */
 export function lastStep(points: readonly Point[]): number {
   return points.reduce((max, point) => Math.max(max, point.step), -1);
+}
+
+/** Chart lines for one run's points with the chosen smoothing (the raw line stays, faint, behind it). */
+export function runSeries(points: readonly Point[], settings: ChartSettings, label: string, color: string) {
+  const series = toSeries(points, settings.xAxis, settings.logScale);
+  const lines: ChartSeries[] =
+    settings.smoothing > 0
+      ? [
+          { label: `${label} (raw)`, values: series.y, color, faint: true },
+          { label, values: smooth(series.y, settings.smoothing), color },
+        ]
+      : [{ label, values: series.y, color }];
+  return { x: series.x, lines, markers: series.markers.map((marker) => ({ ...marker, color })) };
+}
+
+/** The step window a dragged x range covers (on a time axis, through the points' own times). */
+export function stepsOfRange(points: readonly Point[], xAxis: XAxis, min: number, max: number): [number, number] | null {
+  if (xAxis === "step") return [Math.max(0, Math.ceil(min)), Math.max(0, Math.floor(max))];
+  const inside = points.filter((point) => {
+    const seconds = Date.parse(point.time) / 1000;
+    return seconds >= min && seconds <= max;
+  });
+  return inside.length === 0 ? null : [inside[0]!.step, inside[inside.length - 1]!.step];
 }

@@ -6,10 +6,10 @@ import { api } from "../api.ts";
 import { Chart, PALETTE } from "../components/chart.tsx";
 import { ErrorNote, Loading, PageTitle, StatusBadge } from "../components/common.tsx";
 import { ChartControls, DEFAULT_CHART_SETTINGS } from "../components/run/charts.tsx";
-import { POINTS_PER_CHART, runSeries, stepsOfRange } from "../components/metric-chart.tsx";
+import { POINTS_PER_CHART } from "../components/metric-chart.tsx";
 import { useAsync, useStoredState } from "../hooks.ts";
 import { formatNumber, formatValue } from "../lib/format.ts";
-import { alignSeries } from "../lib/series.ts";
+import { alignSeries, runSeries, stepsOfRange } from "../lib/series.ts";
 import { differingKeys, flatten } from "../lib/tree.ts";
 import { Link, projectPath, runPath, setQuery, useLocation } from "../router.tsx";
 

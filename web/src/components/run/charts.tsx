@@ -3,9 +3,10 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api, type RunRef } from "../../api.ts";
 import { useAsync, useStoredState } from "../../hooks.ts";
+import type { ChartSettings } from "../../lib/series.ts";
 import type { MetricStatistics } from "../../types.ts";
 import { ErrorNote, Loading } from "../common.tsx";
-import { MetricChart, type ChartSettings } from "../metric-chart.tsx";
+import { MetricChart } from "../metric-chart.tsx";
 
 export function ChartControls({ settings, onChange }: { settings: ChartSettings; onChange: (settings: ChartSettings) => void }) {
   return (
