@@ -102,6 +102,7 @@ describe("web UI in headless Chromium", () => {
     await page.getByLabel("API key").fill("sw_not_a_real_key");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByText("This API key was rejected").waitFor();
+    assert.equal(await page.getByTestId("key-rejected").count(), 0, "one message, not two");
     await shot("01-sign-in-rejected");
     await page.getByLabel("API key").fill(key);
     await page.getByRole("button", { name: "Sign in" }).click();

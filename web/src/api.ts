@@ -37,7 +37,9 @@ function withQuery(path: string, query: Query = {}): string {
   return text ? `${path}?${text}` : path;
 }
 
-async function request<R>(method: string, path: string, body?: unknown, key = apiKey.get()): Promise<R> {
+/** One API call with the stored key (or `candidateKey`, which is checked without raising a rejection). */
+async function request<R>(method: string, path: string, body?: unknown, candidateKey?: string): Promise<R> {
+  const key = candidateKey ?? apiKey.get();
   const headers: Record<string, string> = {};
   if (key) headers.authorization = `Bearer ${key}`;
   if (body !== undefined) headers["content-type"] = "application/json";
@@ -45,7 +47,7 @@ async function request<R>(method: string, path: string, body?: unknown, key = ap
   const payload = await response.json().catch(() => ({ error: `${response.status} ${response.statusText}` }));
   if (!response.ok) {
     const message = typeof payload?.error === "string" ? payload.error : `${response.status} ${response.statusText}`;
-    if (response.status === 401) for (const listener of rejectionListeners) listener(message);
+    if (response.status === 401 && candidateKey === undefined) for (const listener of rejectionListeners) listener(message);
     throw new ApiError(response.status, message);
   }
   return payload as R;
@@ -60,7 +62,7 @@ export interface RunRef {
 }
 
 export const api = {
-  /** Checks a key before it is stored; does not notify rejection listeners' pages of other keys. */
+  /** Checks a key before it is stored; the sign-in page shows its rejection itself. */
   validate: (key: string) => request<T.Validation>("GET", "/api/runs/auth/validate", undefined, key),
   projects: () => get<{ projects: T.Project[] }>("/api/runs/projects"),
   listRuns: (query: T.RunListQuery) => get<T.RunList>("/api/runs/list", { ...query }),
