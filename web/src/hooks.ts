@@ -18,7 +18,7 @@ export function useAsync<T>(load: () => Promise<T>, inputs: unknown[]): Async<T>
       (data) => mine === generation.current && setState({ data, loading: false }),
       (error: Error) => mine === generation.current && setState({ error: error.message, loading: false }),
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // The caller names what the load depends on, as with useEffect.
   }, inputs);
   useEffect(() => {
     run();
@@ -38,6 +38,15 @@ export function useInterval(callback: () => void, milliseconds: number, active: 
   }, [milliseconds, active]);
 }
 
+/** Calls back on each live tick (a RUNNING run's page counts them up; 0 is the first load). */
+export function useLiveTick(tick: number, callback: () => void): void {
+  const latest = useRef(callback);
+  latest.current = callback;
+  useEffect(() => {
+    if (tick > 0) latest.current();
+  }, [tick]);
+}
+
 /** A value kept in localStorage under `key` (per browser), e.g. the chosen table columns. */
 export function useStoredState<T>(key: string, initial: T): [T, (value: T) => void] {
   const read = () => {
@@ -49,7 +58,7 @@ export function useStoredState<T>(key: string, initial: T): [T, (value: T) => vo
     }
   };
   const [value, setValue] = useState<T>(read);
-  useEffect(() => setValue(read()), [key]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => setValue(read()), [key]); // another key (another project) has its own value
   const store = useCallback(
     (next: T) => {
       localStorage.setItem(key, JSON.stringify(next));

@@ -103,7 +103,6 @@ export function Chart(props: ChartProps) {
       delete element.dataset.drawn;
     };
     // The chart is rebuilt only when its shape changes; new data goes through setData below.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [shapeKey]);
 
   useEffect(() => {

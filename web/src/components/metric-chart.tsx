@@ -3,6 +3,7 @@
 
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, type RunRef } from "../api.ts";
+import { useLiveTick } from "../hooks.ts";
 import { formatNumber } from "../lib/format.ts";
 import { lastStep, mergePoints, runSeries, stepsOfRange, type ChartSettings } from "../lib/series.ts";
 import type { MetricPoint } from "../types.ts";
@@ -42,15 +43,13 @@ export function MetricChart({ run, logName, settings, liveTick }: Props) {
     return () => void (cancelled = true);
   }, [visible, run.runId, logName]);
 
-  useEffect(() => {
-    if (liveTick === 0 || points === null || zoom !== null) return;
-    let cancelled = false;
+  useLiveTick(liveTick, () => {
+    if (points === null || zoom !== null) return;
     api.metrics(run, logName, { stepMin: lastStep(points) + 1, limit: POINTS_PER_CHART }).then(
-      (response) => !cancelled && setPoints((current) => mergePoints(current ?? [], response.metrics)),
+      (response) => setPoints((current) => mergePoints(current ?? [], response.metrics)),
       () => undefined, // a missed live update is retried on the next tick
     );
-    return () => void (cancelled = true);
-  }, [liveTick]); // eslint-disable-line react-hooks/exhaustive-deps
+  });
 
   const shown = zoom?.points ?? points ?? [];
   const chart = useMemo(() => runSeries(shown, settings, logName, PALETTE[0]!), [shown, settings, logName]);

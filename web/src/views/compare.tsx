@@ -44,7 +44,7 @@ export function ComparePage({ projectName, runIds }: { projectName: string; runI
     const aligned = alignSeries(perRun.flatMap((run) => run.lines.map((line) => ({ x: run.x, y: line.values, markers: [] }))));
     const lines = perRun.flatMap((run) => run.lines).map((line, index) => ({ ...line, values: aligned[index + 1]! }));
     return { x: aligned[0], lines, markers: perRun.flatMap((run) => run.markers) };
-  }, [points.data, settings, comparison.data]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [points.data, settings, comparison.data]); // run names come with the comparison
 
   const configs = runs.map((run) => run.config);
   const keys = allKeys ? [...new Set(configs.flatMap((config) => Object.keys(flatten(config))))].sort() : differingKeys(configs);

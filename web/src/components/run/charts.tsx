@@ -1,8 +1,8 @@
 // Every metric of a run as a chart, grouped by log group, with shared axis, smoothing and scale settings.
 
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useMemo, useState } from "preact/hooks";
 import { api, type RunRef } from "../../api.ts";
-import { useAsync, useStoredState } from "../../hooks.ts";
+import { useAsync, useLiveTick, useStoredState } from "../../hooks.ts";
 import type { ChartSettings } from "../../lib/series.ts";
 import type { MetricStatistics } from "../../types.ts";
 import { ErrorNote, Loading } from "../common.tsx";
@@ -53,9 +53,7 @@ export function RunCharts({ run, liveTick }: { run: RunRef; liveTick: number }) 
   const statistics = useAsync(() => api.statistics(run), [run.runId]);
   const [settings, setSettings] = useStoredState("stepwise.chartSettings", DEFAULT_CHART_SETTINGS);
   const [search, setSearch] = useState("");
-  useEffect(() => {
-    if (liveTick > 0) statistics.reload(); // new metrics appear while the run is live
-  }, [liveTick]); // eslint-disable-line react-hooks/exhaustive-deps
+  useLiveTick(liveTick, statistics.reload); // new metrics appear while the run is live
 
   const metrics = statistics.data?.metrics;
   const groups = useMemo(

@@ -1,8 +1,8 @@
 // Console logs: type filter, paging, and a search that scans the whole log (the API has no text search).
 
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api, type RunRef } from "../../api.ts";
-import { useAsync } from "../../hooks.ts";
+import { useAsync, useLiveTick } from "../../hooks.ts";
 import { formatDate } from "../../lib/format.ts";
 import type { LogLine } from "../../types.ts";
 import { ErrorNote, Loading, Pager } from "../common.tsx";
@@ -38,12 +38,12 @@ export function RunLogs({ run, liveTick }: { run: RunRef; liveTick: number }) {
   }, [run.runId, logType, search, offset]);
 
   // Live: the last page is fetched again so new lines show up; when following, move to the newest page.
-  useEffect(() => {
-    if (liveTick === 0 || search !== "" || !page.data) return;
+  useLiveTick(liveTick, () => {
+    if (search !== "" || !page.data) return;
     const lastPageOffset = Math.max(0, Math.floor((page.data.total - 1) / PAGE) * PAGE);
     if (followTail && offset < lastPageOffset) setOffset(lastPageOffset);
     else if (offset >= lastPageOffset) page.reload();
-  }, [liveTick]); // eslint-disable-line react-hooks/exhaustive-deps
+  });
 
   return (
     <div>

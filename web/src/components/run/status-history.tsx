@@ -1,15 +1,12 @@
-import { useEffect } from "preact/hooks";
 import { api } from "../../api.ts";
-import { useAsync } from "../../hooks.ts";
+import { useAsync, useLiveTick } from "../../hooks.ts";
 import { formatDate } from "../../lib/format.ts";
 import { ErrorNote, Loading, StatusBadge } from "../common.tsx";
 
 /** The durable timeline of a run's status changes, oldest first. */
 export function StatusHistory({ runId, liveTick }: { runId: number; liveTick: number }) {
   const history = useAsync(() => api.statusHistory(runId), [runId]);
-  useEffect(() => {
-    if (liveTick > 0) history.reload();
-  }, [liveTick]); // eslint-disable-line react-hooks/exhaustive-deps
+  useLiveTick(liveTick, history.reload);
   if (history.error) return <ErrorNote error={history.error} />;
   if (!history.data) return <Loading what="status history" />;
   return (
