@@ -67,7 +67,11 @@ describe("web UI in headless Chromium", () => {
   let runs: Awaited<ReturnType<typeof seed>>;
   const errors: string[] = [];
 
-  const shot = (name: string) => page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+  // Every view is saved, and must fit the 1280 px window without sideways scrolling.
+  const shot = async (name: string) => {
+    await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name}: the page is wider than the window`);
+  };
   const open = (path: string) => page.goto(new URL(path, test.url).toString());
 
   before(async () => {
