@@ -7,13 +7,12 @@
  * Environment: BENCH_REQUESTS (default 60 per endpoint).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createOrganizationWithKey } from "../src/services/accounts.js";
-import { SqliteStore } from "../src/store/sqlite/index.js";
 import { ApiClient } from "../test/helpers/client.js";
 import { spawnServer } from "../test/helpers/start-server.js";
 import { peakRssMb, percentile, printFigures, type Figure } from "./lib/report.js";
+import { freshBenchStore } from "./lib/seed.js";
 
 const SEED_VERSION = "read-v1";
 const CACHE = fileURLToPath(new URL(`../.bench-cache/${SEED_VERSION}/`, import.meta.url));
@@ -26,15 +25,11 @@ const TAGS = ["baseline", "ablation", "sweep", "prod", "debug"];
 
 async function seed(): Promise<string> {
   if (existsSync(CACHE + "key.txt")) return (await import("node:fs")).readFileSync(CACHE + "key.txt", "utf8").trim();
-  rmSync(CACHE, { recursive: true, force: true });
-  mkdirSync(CACHE, { recursive: true });
-  const store = SqliteStore.open(CACHE);
   const started = Date.now();
-  const { organization, key } = await createOrganizationWithKey(store, "bench", { now: () => Date.now() });
-  const actor = { userId: null, apiKeyId: null };
+  const { store, orgId, key, actor } = await freshBenchStore(CACHE);
   for (let r = 0; r < RUNS; r++) {
     const config = { lr: [0.1, 0.01, 0.001, 0.0001][r % 4], batch_size: [32, 64, 128][r % 3], optimizer: r % 2 ? "adam" : "sgd", model: { depth: 10 + (r % 40) } };
-    const { run } = await store.createRun(organization.id, { projectName: "bench-read", name: `run-${r}`, tags: [TAGS[r % TAGS.length]!, `seed-${r % 7}`], config, now: started + r }, actor);
+    const { run } = await store.createRun(orgId, { projectName: "bench-read", name: `run-${r}`, tags: [TAGS[r % TAGS.length]!, `seed-${r % 7}`], config, now: started + r }, actor);
     const steps = Array.from({ length: STEPS }, (_, s) => s);
     const series = METRICS.map((logName, m) => ({
       logName,
@@ -42,13 +37,13 @@ async function seed(): Promise<string> {
       values: steps.map((s) => Math.exp(-s / (200 + r)) * (1 + m) + Math.sin(s + r) * 0.01),
       times: steps.map((s) => started + s * 1000),
     }));
-    await store.appendMetricPoints(organization.id, run.id, series, started);
+    await store.appendMetricPoints(orgId, run.id, series, started);
     if (r % 200 === 0) process.stdout.write(`\r  seeding runs ${r}/${RUNS}`);
   }
-  const { run: long } = await store.createRun(organization.id, { projectName: "bench-long", name: "long", tags: [], now: started }, actor);
+  const { run: long } = await store.createRun(orgId, { projectName: "bench-long", name: "long", tags: [], now: started }, actor);
   for (let from = 0; from < LONG_POINTS; from += 10_000) {
     const steps = Array.from({ length: 10_000 }, (_, i) => from + i);
-    await store.appendMetricPoints(organization.id, long.id, [{ logName: "loss", steps, values: steps.map((s) => Math.exp(-s / 1e6) + Math.sin(s / 1000) * 0.1), times: steps.map((s) => started + s) }], started);
+    await store.appendMetricPoints(orgId, long.id, [{ logName: "loss", steps, values: steps.map((s) => Math.exp(-s / 1e6) + Math.sin(s / 1000) * 0.1), times: steps.map((s) => started + s) }], started);
     if (from % 500_000 === 0) process.stdout.write(`\r  seeding long series ${from}/${LONG_POINTS}   `);
   }
   await store.close();

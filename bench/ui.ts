@@ -11,14 +11,13 @@
  * Environment: BENCH_REPEATS (default 7 per view).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
-import { createOrganizationWithKey } from "../src/services/accounts.js";
-import { SqliteStore } from "../src/store/sqlite/index.js";
 import { launchBrowser } from "../test/helpers/browser.js";
 import { spawnServer } from "../test/helpers/start-server.js";
 import { peakRssMb, percentile, printFigures, type Figure } from "./lib/report.js";
+import { freshBenchStore } from "./lib/seed.js";
 
 const SEED_VERSION = "ui-v1";
 const CACHE = fileURLToPath(new URL(`../.bench-cache/${SEED_VERSION}/`, import.meta.url));
@@ -35,27 +34,23 @@ interface Seeded {
 
 async function seed(): Promise<Seeded> {
   if (existsSync(CACHE + "seeded.json")) return JSON.parse(readFileSync(CACHE + "seeded.json", "utf8")) as Seeded;
-  rmSync(CACHE, { recursive: true, force: true });
-  mkdirSync(CACHE, { recursive: true });
-  const store = SqliteStore.open(CACHE);
   const started = Date.now();
-  const { organization, key } = await createOrganizationWithKey(store, "bench", { now: () => Date.now() });
-  const actor = { userId: null, apiKeyId: null };
-  const { run } = await store.createRun(organization.id, { projectName: "bench-ui-run", name: "wide", tags: ["bench"], config: { lr: 0.001, layers: 48 }, now: started }, actor);
+  const { store, orgId, key, actor } = await freshBenchStore(CACHE);
+  const { run } = await store.createRun(orgId, { projectName: "bench-ui-run", name: "wide", tags: ["bench"], config: { lr: 0.001, layers: 48 }, now: started }, actor);
   const names = Array.from({ length: METRICS }, (_, m) => `${GROUPS[m % GROUPS.length]}/metric_${String(m).padStart(3, "0")}`);
   const CHUNK = 5000;
   for (let from = 0; from < STEPS; from += CHUNK) {
     const steps = Array.from({ length: CHUNK }, (_, i) => from + i);
     const times = steps.map((step) => started + step * 100);
     const series = names.map((logName, m) => ({ logName, steps, times, values: steps.map((step) => Math.exp(-step / (20_000 + m * 100)) + Math.sin(step / 500 + m) * 0.05) }));
-    await store.appendMetricPoints(organization.id, run.id, series, started);
+    await store.appendMetricPoints(orgId, run.id, series, started);
     process.stdout.write(`\r  seeding the wide run: ${(from + CHUNK).toLocaleString("en-US")}/${STEPS.toLocaleString("en-US")} steps`);
   }
   for (let r = 0; r < RUNS; r++) {
     const config = { lr: [0.1, 0.01, 0.001][r % 3], batch_size: [32, 64, 128, 256][r % 4], optimizer: r % 2 ? "adam" : "sgd" };
-    const { run: listed } = await store.createRun(organization.id, { projectName: "bench-ui-table", name: `sweep-${r}`, tags: [`seed-${r % 5}`], config, now: started + r }, actor);
+    const { run: listed } = await store.createRun(orgId, { projectName: "bench-ui-table", name: `sweep-${r}`, tags: [`seed-${r % 5}`], config, now: started + r }, actor);
     const steps = Array.from({ length: 10 }, (_, s) => s);
-    await store.appendMetricPoints(organization.id, listed.id, [{ logName: "val/loss", steps, times: steps.map((s) => started + s), values: steps.map((s) => 1 / (s + 1 + (r % 13))) }], started);
+    await store.appendMetricPoints(orgId, listed.id, [{ logName: "val/loss", steps, times: steps.map((s) => started + s), values: steps.map((s) => 1 / (s + 1 + (r % 13))) }], started);
     if (r % 500 === 0) process.stdout.write(`\r  seeding the table project: ${r}/${RUNS} runs                `);
   }
   await store.close();
