@@ -2,9 +2,31 @@
 
 import type { ComponentChildren } from "preact";
 import { useEffect } from "preact/hooks";
+import { Link, projectPath } from "../router.tsx";
 
 export function StatusBadge({ status }: { status: string }) {
   return <span class={`status status-${status.toLowerCase()}`}>{status}</span>;
+}
+
+export function TagList({ tags }: { tags: string[] }) {
+  return (
+    <>
+      {tags.map((tag) => (
+        <span class="tag" key={tag}>
+          {tag}
+        </span>
+      ))}
+    </>
+  );
+}
+
+/** The link back to the project above a project's pages. */
+export function ProjectCrumb({ projectName }: { projectName: string }) {
+  return (
+    <p class="breadcrumbs">
+      <Link href={projectPath(projectName)}>{projectName}</Link> /
+    </p>
+  );
 }
 
 export function ErrorNote({ error }: { error: string | undefined }) {

@@ -4,19 +4,18 @@
 import { useMemo, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { Chart, PALETTE } from "../components/chart.tsx";
-import { ErrorNote, Loading, PageTitle, StatusBadge } from "../components/common.tsx";
+import { ErrorNote, Loading, PageTitle, ProjectCrumb, StatusBadge } from "../components/common.tsx";
+import { MetricSelect, useMetricChoice } from "../components/metric-select.tsx";
 import { ChartControls, DEFAULT_CHART_SETTINGS } from "../components/run/charts.tsx";
 import { POINTS_PER_CHART } from "../components/metric-chart.tsx";
 import { useAsync, useStoredState } from "../hooks.ts";
 import { formatNumber, formatValue } from "../lib/format.ts";
 import { alignSeries, runSeries, stepsOfRange } from "../lib/series.ts";
 import { differingKeys, flatten } from "../lib/tree.ts";
-import { Link, projectPath, runPath, setQuery, useLocation } from "../router.tsx";
+import { Link, runPath, setQuery } from "../router.tsx";
 
 export function ComparePage({ projectName, runIds }: { projectName: string; runIds: number[] }) {
-  const { query } = useLocation();
-  const names = useAsync(() => api.metricNames(projectName, runIds), [projectName, runIds.join(",")]);
-  const metric = query.get("metric") ?? names.data?.metricNames[0] ?? "";
+  const { names, metric } = useMetricChoice(projectName, runIds);
   const [settings, setSettings] = useStoredState("stepwise.chartSettings", DEFAULT_CHART_SETTINGS);
   const [window, setWindow] = useState<[number, number] | null>(null);
   const [allKeys, setAllKeys] = useState(false);
@@ -47,27 +46,24 @@ export function ComparePage({ projectName, runIds }: { projectName: string; runI
   }, [points.data, settings, comparison.data]); // run names come with the comparison
 
   const configs = runs.map((run) => run.config);
-  const keys = allKeys ? [...new Set(configs.flatMap((config) => Object.keys(flatten(config))))].sort() : differingKeys(configs);
   const flats = configs.map((config) => flatten(config));
+  const keys = allKeys ? [...new Set(flats.flatMap((flat) => Object.keys(flat)))].sort() : differingKeys(configs);
 
   if (runIds.length === 0) return <p class="error">No runs to compare: select runs in the runs table.</p>;
   return (
     <section>
-      <p class="breadcrumbs">
-        <Link href={projectPath(projectName)}>{projectName}</Link> /
-      </p>
+      <ProjectCrumb projectName={projectName} />
       <PageTitle title={`Compare ${runIds.length} runs`} />
       <div class="toolbar">
-        <label>
-          Metric
-          <select value={metric} onChange={(event) => { setWindow(null); setQuery({ metric: event.currentTarget.value }); }} data-testid="compare-metric">
-            {(names.data?.metricNames ?? []).map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <MetricSelect
+          names={names.data?.metricNames ?? []}
+          metric={metric}
+          onChange={(name) => {
+            setWindow(null);
+            setQuery({ metric: name });
+          }}
+          testId="compare-metric"
+        />
         <ChartControls settings={settings} onChange={setSettings} />
         {window && (
           <button type="button" class="link" onClick={() => setWindow(null)}>

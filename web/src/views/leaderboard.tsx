@@ -1,18 +1,18 @@
 // Runs ranked by one metric, with the aggregation and direction the user picks; all in the URL.
 
 import { api } from "../api.ts";
-import { ErrorNote, Loading, PageTitle, Pager, StatusBadge } from "../components/common.tsx";
+import { ErrorNote, Loading, PageTitle, Pager, ProjectCrumb, StatusBadge, TagList } from "../components/common.tsx";
+import { MetricSelect, useMetricChoice } from "../components/metric-select.tsx";
 import { useAsync } from "../hooks.ts";
 import { formatDate, formatNumber } from "../lib/format.ts";
-import { Link, projectPath, runPath, setQuery, useLocation } from "../router.tsx";
+import { Link, runPath, setQuery, useLocation } from "../router.tsx";
 
 const AGGREGATIONS = ["LAST", "MIN", "MAX", "AVG", "VARIANCE"];
 const PAGE = 50;
 
 export function LeaderboardPage({ projectName }: { projectName: string }) {
   const { query } = useLocation();
-  const names = useAsync(() => api.metricNames(projectName), [projectName]);
-  const metric = query.get("metric") ?? names.data?.metricNames[0] ?? "";
+  const { names, metric } = useMetricChoice(projectName);
   const aggregation = query.get("aggregation") ?? "LAST";
   const direction = query.get("direction") ?? "ASC";
   const offset = Number(query.get("offset") ?? 0) || 0;
@@ -23,21 +23,10 @@ export function LeaderboardPage({ projectName }: { projectName: string }) {
 
   return (
     <section>
-      <p class="breadcrumbs">
-        <Link href={projectPath(projectName)}>{projectName}</Link> /
-      </p>
+      <ProjectCrumb projectName={projectName} />
       <PageTitle title="Leaderboard" />
       <div class="toolbar">
-        <label>
-          Metric
-          <select value={metric} onChange={(event) => setQuery({ metric: event.currentTarget.value, offset: undefined })} data-testid="leaderboard-metric">
-            {(names.data?.metricNames ?? []).map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <MetricSelect names={names.data?.metricNames ?? []} metric={metric} onChange={(name) => setQuery({ metric: name, offset: undefined })} testId="leaderboard-metric" />
         <label>
           Aggregation
           <select value={aggregation} onChange={(event) => setQuery({ aggregation: event.currentTarget.value, offset: undefined })}>
@@ -88,11 +77,7 @@ export function LeaderboardPage({ projectName }: { projectName: string }) {
                     <StatusBadge status={entry.status} />
                   </td>
                   <td>
-                    {entry.tags.map((tag) => (
-                      <span class="tag" key={tag}>
-                        {tag}
-                      </span>
-                    ))}
+                    <TagList tags={entry.tags} />
                   </td>
                   <td>{formatDate(entry.createdAt)}</td>
                 </tr>

@@ -2,7 +2,7 @@
 
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { ErrorNote, Loading, PageTitle } from "../components/common.tsx";
+import { ErrorNote, Loading, PageTitle, ProjectCrumb } from "../components/common.tsx";
 import { RunCharts } from "../components/run/charts.tsx";
 import { RunFiles } from "../components/run/files.tsx";
 import { RunHeader } from "../components/run/header.tsx";
@@ -12,7 +12,7 @@ import { ModelGraphTree } from "../components/run/model-graph.tsx";
 import { StatusHistory } from "../components/run/status-history.tsx";
 import { JsonTree } from "../components/json-tree.tsx";
 import { useAsync, useInterval } from "../hooks.ts";
-import { Link, projectPath, setQuery, useLocation } from "../router.tsx";
+import { setQuery, useLocation } from "../router.tsx";
 
 /** How often a RUNNING run's page asks for what is new. */
 export const LIVE_INTERVAL_MS = 3000;
@@ -59,9 +59,7 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
 
   return (
     <section>
-      <p class="breadcrumbs">
-        <Link href={projectPath(projectName)}>{projectName}</Link> /
-      </p>
+      <ProjectCrumb projectName={projectName} />
       <PageTitle title={details.name} />
       <RunHeader run={details} onSaved={run.reload} live={live} />
       <nav class="tabs" role="tablist" aria-label="Run sections" onKeyDown={onTabKey}>

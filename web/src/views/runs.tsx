@@ -3,7 +3,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { ErrorNote, Loading, PageTitle, Pager, StatusBadge } from "../components/common.tsx";
+import { ErrorNote, Loading, PageTitle, Pager, StatusBadge, TagList } from "../components/common.tsx";
 import { ColumnPicker, type Column } from "../components/column-picker.tsx";
 import { FilterBuilder } from "../components/filter-builder.tsx";
 import { useAsync, useStoredState } from "../hooks.ts";
@@ -185,11 +185,7 @@ export function RunsPage({ projectName }: { projectName: string }) {
                     </td>
                     <td class="mono">{run.displayId ?? run.id}</td>
                     <td>
-                      {run.tags.map((tag) => (
-                        <span class="tag" key={tag}>
-                          {tag}
-                        </span>
-                      ))}
+                      <TagList tags={run.tags} />
                     </td>
                     <td>{formatDate(run.createdAt)}</td>
                     <td>{formatDuration(runDuration(run, now))}</td>

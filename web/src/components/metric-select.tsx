@@ -1,0 +1,27 @@
+// The metric a page shows (compare, leaderboard): `?metric=` in the URL, else the first name there is.
+
+import { api } from "../api.ts";
+import { useAsync, type Async } from "../hooks.ts";
+import { useLocation } from "../router.tsx";
+
+/** The project's metric names (of the given runs only, when given) and the chosen one ("" when there is none). */
+export function useMetricChoice(projectName: string, runIds?: number[]): { names: Async<{ metricNames: string[] }>; metric: string } {
+  const { query } = useLocation();
+  const names = useAsync(() => api.metricNames(projectName, runIds), [projectName, runIds?.join(",")]);
+  return { names, metric: query.get("metric") ?? names.data?.metricNames[0] ?? "" };
+}
+
+export function MetricSelect(props: { names: string[]; metric: string; onChange: (metric: string) => void; testId: string }) {
+  return (
+    <label>
+      Metric
+      <select value={props.metric} onChange={(event) => props.onChange(event.currentTarget.value)} data-testid={props.testId}>
+        {props.names.map((name) => (
+          <option key={name} value={name}>
+            {name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
