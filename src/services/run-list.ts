@@ -7,7 +7,7 @@ import {
   type FieldSelection,
 } from "../domain/run-list.js";
 import type { FilterableRun } from "../domain/run-view.js";
-import type { Project, Run, Store } from "../store/store.js";
+import type { Project, Run, RunCandidate, Store } from "../store/store.js";
 
 /** The `/list` query parameters as they arrive (decisions §5). */
 export interface RunListParams {
@@ -53,11 +53,14 @@ export async function listProjectRuns(store: Store, orgId: string, project: Proj
   if (sort.kind === "summaryMetrics") metricNames.add(sort.key);
   const lastValues = await lastValuesByRun(store, orgId, project.id, [...metricNames]);
   const views = candidates
-    .map((run) => ({ id: run.id, duration: runDuration(run, now), view: toFilterableRun(run, lastValues.get(run.id) ?? {}) }))
+    .map((run) => ({ id: run.id, run, view: toFilterableRun(run, lastValues.get(run.id) ?? {}) }))
     .filter(({ view }) => (!runFilter || runFilter.test(view)) && (!fieldFilter || fieldFilter(view)));
   // Candidates come newest first and Array.prototype.sort is stable, so equal values keep that order.
   if (sort.kind === "column") views.sort((a, b) => compareColumns(a, b, sort.field, sort.descending));
-  else if (sort.kind === "duration") views.sort((a, b) => (sort.descending ? b.duration - a.duration : a.duration - b.duration));
+  else if (sort.kind === "duration") {
+    const order = (a: RunCandidate, b: RunCandidate) => runDuration(a, now) - runDuration(b, now);
+    views.sort((a, b) => (sort.descending ? order(b.run, a.run) : order(a.run, b.run)));
+  }
   else views.sort((a, b) => compareSortValues(sortValue(a.view, sort), sortValue(b.view, sort), sort.descending));
   const pageViews = new Map(views.slice(page.offset, page.offset + page.limit).map(({ id, view }) => [id, view]));
   const runs = await store.getRuns(orgId, [...pageViews.keys()]);
