@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
  * The built web UI (web/ → dist/web by `npm run build`). Resolved from this file so that the
  * compiled server (dist/http) and the tests (src/http under tsx) find the same folder.
  */
-export const WEB_ROOT = fileURLToPath(new URL("../../dist/web/", import.meta.url));
+const WEB_ROOT = fileURLToPath(new URL("../../dist/web/", import.meta.url));
 
 /** Paths the single-page app handles itself; each answers index.html, so every view has a deep link. */
 const APP_PATHS = ["/", "/signin", "/projects", "/projects/*"];

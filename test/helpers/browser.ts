@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
 
 /** Debian's Chromium (`apt-get install chromium`); playwright-core never downloads a browser. */
-export const CHROMIUM = process.env.STEPWISE_CHROMIUM ?? "/usr/bin/chromium";
+const CHROMIUM = process.env.STEPWISE_CHROMIUM ?? "/usr/bin/chromium";
 
 /**
  * Flags for a machine without internet: no background connections (they would be refused, many

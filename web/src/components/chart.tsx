@@ -45,9 +45,12 @@ function drawMarkers(plot: uPlot, markers: ChartProps["markers"]): void {
   ctx.restore();
 }
 
+const alignedData = (props: ChartProps) => [props.x, ...props.series.map((series) => series.values)] as uPlot.AlignedData;
+
 export function Chart(props: ChartProps) {
   const container = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
+  const drawnData = useRef<ChartSeries[] | null>(null);
   const latest = useRef(props);
   latest.current = props;
   const shapeKey = `${props.xAxis}|${props.logScale}|${props.series.map((s) => `${s.label}:${s.color}:${s.faint ?? false}`).join(",")}`;
@@ -89,8 +92,8 @@ export function Chart(props: ChartProps) {
         ],
       },
     };
-    const data = [props.x, ...props.series.map((series) => series.values)] as uPlot.AlignedData;
-    const instance = new uPlot(options, data, element);
+    const instance = new uPlot(options, alignedData(props), element);
+    drawnData.current = props.series;
     plot.current = instance;
     const onDoubleClick = () => latest.current.onReset?.();
     instance.over.addEventListener("dblclick", onDoubleClick);
@@ -106,8 +109,11 @@ export function Chart(props: ChartProps) {
   }, [shapeKey]);
 
   useEffect(() => {
-    plot.current?.setData([props.x, ...props.series.map((series) => series.values)] as uPlot.AlignedData);
-  }, [props.x, props.series, props.markers]);
+    // A chart just built already shows this data; drawing it again would double the first paint.
+    if (!plot.current || drawnData.current === props.series) return;
+    drawnData.current = props.series;
+    plot.current.setData(alignedData(props));
+  }, [props.series]);
 
   return <div class="chart-canvas" ref={container} data-points={props.x.length} data-nonfinite={props.markers.length} />;
 }

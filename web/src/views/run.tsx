@@ -15,7 +15,7 @@ import { useAsync, useInterval } from "../hooks.ts";
 import { setQuery, useLocation } from "../router.tsx";
 
 /** How often a RUNNING run's page asks for what is new. */
-export const LIVE_INTERVAL_MS = 3000;
+const LIVE_INTERVAL_MS = 3000;
 
 const TABS = [
   ["charts", "Charts"],

@@ -11,7 +11,7 @@ import { formatDate, formatDuration, formatNumber, formatValue, runDuration } fr
 import { Link, comparePath, leaderboardPath, navigate, runPath, setQuery, useLocation } from "../router.tsx";
 import type { RunListItem } from "../types.ts";
 
-export const PAGE_SIZE = 50;
+const PAGE_SIZE = 50;
 const STATUSES = ["RUNNING", "COMPLETED", "FAILED", "TERMINATED", "CANCELLED"];
 
 /** The API's sort key of a column, or undefined when the server cannot sort by it. */
