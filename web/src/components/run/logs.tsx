@@ -12,14 +12,14 @@ const SCAN_PAGE = 10_000;
 const LOG_TYPES = ["INFO", "ERROR", "WARNING", "DEBUG", "PRINT"];
 
 /** Every line of the given type that contains the text, read page by page; reports progress. */
-async function scanLogs(run: RunRef, logType: string, text: string, onProgress: (scanned: number, total: number) => void) {
+async function scanLogs(run: RunRef, logType: string, text: string, onProgress: (scanned: number, total: number) => void): Promise<LogLine[]> {
   const needle = text.toLowerCase();
   const matches: LogLine[] = [];
   for (let offset = 0; ; offset += SCAN_PAGE) {
     const page = await api.logs(run, { logType, limit: SCAN_PAGE, offset });
     matches.push(...page.logs.filter((line) => line.message.toLowerCase().includes(needle)));
     onProgress(Math.min(offset + SCAN_PAGE, page.total), page.total);
-    if (offset + SCAN_PAGE >= page.total) return { logs: matches, total: matches.length };
+    if (offset + SCAN_PAGE >= page.total) return matches;
   }
 }
 
@@ -31,18 +31,24 @@ export function RunLogs({ run, liveTick }: { run: RunRef; liveTick: number }) {
   const [progress, setProgress] = useState("");
   const [followTail, setFollowTail] = useState(false);
 
-  const page = useAsync(async () => {
-    if (search === "") return api.logs(run, { logType, limit: PAGE, offset });
-    const found = await scanLogs(run, logType, search, (scanned, total) => setProgress(`searched ${scanned.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} lines`));
-    return { logs: found.logs.slice(offset, offset + PAGE), total: found.total };
-  }, [run.runId, logType, search, offset]);
+  // Without a search the server pages; a search scans the log once and its matches are paged here.
+  const lines = useAsync(() => (search === "" ? api.logs(run, { logType, limit: PAGE, offset }) : Promise.resolve(undefined)), [run.runId, logType, search, offset]);
+  const matches = useAsync(
+    () =>
+      search === ""
+        ? Promise.resolve(undefined)
+        : scanLogs(run, logType, search, (scanned, total) => setProgress(`searched ${scanned.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} lines`)),
+    [run.runId, logType, search],
+  );
+  const page = search === "" ? lines : matches;
+  const shown = search === "" ? lines.data : matches.data && { logs: matches.data.slice(offset, offset + PAGE), total: matches.data.length };
 
   // Live: the last page is fetched again so new lines show up; when following, move to the newest page.
   useLiveTick(liveTick, () => {
-    if (search !== "" || !page.data) return;
-    const lastPageOffset = Math.max(0, Math.floor((page.data.total - 1) / PAGE) * PAGE);
+    if (search !== "" || !lines.data) return;
+    const lastPageOffset = Math.max(0, Math.floor((lines.data.total - 1) / PAGE) * PAGE);
     if (followTail && offset < lastPageOffset) setOffset(lastPageOffset);
-    else if (offset >= lastPageOffset) page.reload();
+    else if (offset >= lastPageOffset) lines.reload();
   });
 
   return (
@@ -86,12 +92,12 @@ export function RunLogs({ run, liveTick }: { run: RunRef; liveTick: number }) {
         {search !== "" && <span class="muted">{progress}</span>}
       </form>
       <ErrorNote error={page.error} />
-      {!page.data && page.loading && <Loading what="logs" />}
-      {page.data && (
+      {!shown && page.loading && <Loading what="logs" />}
+      {shown && (
         <>
-          {page.data.total === 0 && <p class="muted">No log lines{search ? " match" : ""}.</p>}
+          {shown.total === 0 && <p class="muted">No log lines{search ? " match" : ""}.</p>}
           <ol class="log-lines" data-testid="log-lines">
-            {page.data.logs.map((line) => (
+            {shown.logs.map((line) => (
               <li key={line.lineNumber} class={`log-${line.logType.toLowerCase()}`}>
                 <span class="muted mono">{line.lineNumber}</span>
                 <span class="log-type">{line.logType}</span>
@@ -102,7 +108,7 @@ export function RunLogs({ run, liveTick }: { run: RunRef; liveTick: number }) {
               </li>
             ))}
           </ol>
-          <Pager offset={offset} limit={PAGE} total={page.data.total} label="lines" onOffset={setOffset} />
+          <Pager offset={offset} limit={PAGE} total={shown.total} label="lines" onOffset={setOffset} />
         </>
       )}
     </div>
