@@ -5,31 +5,86 @@
  * written through the Store directly (seeding is not what is measured). Then starts the real
  * server on it and times repeated requests over keep-alive HTTP from this process.
  * Environment: BENCH_REQUESTS (default 60 per endpoint).
+ * `-- --database-url postgres://…/db` runs the server on PostgreSQL instead: the seeded data
+ * directory is copied (`stepwise copy`, IDs and keys unchanged) into a fresh database made on that
+ * server for the run and dropped afterwards. BENCH_PROFILE_DIR: the server writes a V8 CPU profile
+ * there when it stops (bench/lib/cpu-profile.mjs).
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ApiClient } from "../test/helpers/client.js";
-import { spawnServer } from "../test/helpers/start-server.js";
+import pg from "pg";
+import { BIN, spawnServer } from "../test/helpers/start-server.js";
 import { peakRssMb, percentile, printFigures, type Figure } from "./lib/report.js";
 import { freshBenchStore } from "./lib/seed.js";
 
 const SEED_VERSION = "read-v1";
 const CACHE = fileURLToPath(new URL(`../.bench-cache/${SEED_VERSION}/`, import.meta.url));
 const RUNS = 2000;
-const METRICS = ["train/loss", "train/acc", "train/grad_norm", "train/lr", "val/loss", "val/acc", "val/f1", "sys/gpu_util", "sys/mem", "throughput"];
+const METRICS = [
+  "train/loss",
+  "train/acc",
+  "train/grad_norm",
+  "train/lr",
+  "val/loss",
+  "val/acc",
+  "val/f1",
+  "sys/gpu_util",
+  "sys/mem",
+  "throughput",
+];
 const STEPS = 1000;
 const LONG_POINTS = 5_000_000;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 60);
 const TAGS = ["baseline", "ablation", "sweep", "prod", "debug"];
+const SERVER_URL = (() => {
+  const at = process.argv.indexOf("--database-url");
+  return at === -1 ? undefined : process.argv[at + 1];
+})();
+
+/** A fresh database on the server of SERVER_URL holding a copy of the seeded data directory, dropped by `drop`. */
+async function copiedDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: SERVER_URL });
+    await client.connect();
+    await client.query(sql).finally(() => client.end());
+  };
+  const name = `stepwise_bench_read_${process.pid}_${Date.now()}`;
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(SERVER_URL!);
+  url.pathname = `/${name}`;
+  const drop = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  const started = Date.now();
+  const copy = spawnSync(process.execPath, [BIN, "copy", "--from", CACHE, "--to", url.href], { encoding: "utf8" });
+  if (copy.status !== 0) {
+    await drop();
+    throw new Error(`stepwise copy exited ${copy.status}:\n${copy.stdout}${copy.stderr}`);
+  }
+  // Fresh statistics for the planner, as autovacuum would have gathered on a database in use.
+  const client = new pg.Client({ connectionString: url.href });
+  await client.connect();
+  await client.query("VACUUM ANALYZE").finally(() => client.end());
+  console.log(`  copied to PostgreSQL and analyzed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  return { url: url.href, drop };
+}
 
 async function seed(): Promise<string> {
-  if (existsSync(CACHE + "key.txt")) return (await import("node:fs")).readFileSync(CACHE + "key.txt", "utf8").trim();
+  if (existsSync(`${CACHE}key.txt`)) return (await import("node:fs")).readFileSync(`${CACHE}key.txt`, "utf8").trim();
   const started = Date.now();
   const { store, orgId, key, actor } = await freshBenchStore(CACHE);
   for (let r = 0; r < RUNS; r++) {
-    const config = { lr: [0.1, 0.01, 0.001, 0.0001][r % 4], batch_size: [32, 64, 128][r % 3], optimizer: r % 2 ? "adam" : "sgd", model: { depth: 10 + (r % 40) } };
-    const { run } = await store.createRun(orgId, { projectName: "bench-read", name: `run-${r}`, tags: [TAGS[r % TAGS.length]!, `seed-${r % 7}`], config, now: started + r }, actor);
+    const config = {
+      lr: [0.1, 0.01, 0.001, 0.0001][r % 4]!,
+      batch_size: [32, 64, 128][r % 3]!,
+      optimizer: r % 2 ? "adam" : "sgd",
+      model: { depth: 10 + (r % 40) },
+    };
+    const { run } = await store.createRun(
+      orgId,
+      { projectName: "bench-read", name: `run-${r}`, tags: [TAGS[r % TAGS.length]!, `seed-${r % 7}`], config, now: started + r },
+      actor,
+    );
     const steps = Array.from({ length: STEPS }, (_, s) => s);
     const series = METRICS.map((logName, m) => ({
       logName,
@@ -43,12 +98,24 @@ async function seed(): Promise<string> {
   const { run: long } = await store.createRun(orgId, { projectName: "bench-long", name: "long", tags: [], now: started }, actor);
   for (let from = 0; from < LONG_POINTS; from += 10_000) {
     const steps = Array.from({ length: 10_000 }, (_, i) => from + i);
-    await store.appendMetricPoints(orgId, long.id, [{ logName: "loss", steps, values: steps.map((s) => Math.exp(-s / 1e6) + Math.sin(s / 1000) * 0.1), times: steps.map((s) => started + s) }], started);
+    await store.appendMetricPoints(
+      orgId,
+      long.id,
+      [
+        {
+          logName: "loss",
+          steps,
+          values: steps.map((s) => Math.exp(-s / 1e6) + Math.sin(s / 1000) * 0.1),
+          times: steps.map((s) => started + s),
+        },
+      ],
+      started,
+    );
     if (from % 500_000 === 0) process.stdout.write(`\r  seeding long series ${from}/${LONG_POINTS}   `);
   }
   await store.close();
-  writeFileSync(CACHE + "key.txt", key);
-  writeFileSync(CACHE + "long-run.txt", String(long.id));
+  writeFileSync(`${CACHE}key.txt`, key);
+  writeFileSync(`${CACHE}long-run.txt`, String(long.id));
   console.log(`\r  seeded in ${((Date.now() - started) / 1000).toFixed(0)} s                    `);
   return key;
 }
@@ -68,21 +135,63 @@ async function time(client: ApiClient, path: string, query: Record<string, strin
 }
 
 execFileSync("npm", ["run", "build"], { stdio: "ignore" });
-console.log(`Read benchmark: ${RUNS} runs × ${METRICS.length} metrics × ${STEPS} steps + one ${LONG_POINTS.toLocaleString("en-US")}-point series; ${REQUESTS} requests per endpoint`);
+console.log(
+  `Read benchmark (${SERVER_URL ? "PostgreSQL" : "SQLite"}): ${RUNS} runs × ${METRICS.length} metrics × ${STEPS} steps + one ${LONG_POINTS.toLocaleString("en-US")}-point series; ${REQUESTS} requests per endpoint`,
+);
 const key = await seed();
-const longRunId = Number((await import("node:fs")).readFileSync(CACHE + "long-run.txt", "utf8"));
-const server = await spawnServer(CACHE, ["--log-level", "error", "--stale-after", "0"]);
+const longRunId = Number((await import("node:fs")).readFileSync(`${CACHE}long-run.txt`, "utf8"));
+const database = SERVER_URL ? await copiedDatabase() : undefined;
+const server = await spawnServer(
+  CACHE,
+  ["--log-level", "error", "--stale-after", "0", ...(database ? ["--database-url", database.url] : [])],
+  process.env.BENCH_PROFILE_DIR ? { NODE_OPTIONS: `--import ${fileURLToPath(new URL("./lib/cpu-profile.mjs", import.meta.url))}` } : {},
+);
 const client = new ApiClient(server.url, key);
 const figures: Figure[] = [];
 try {
-  const firstRuns = (await client.get("/api/runs/leaderboard", { projectName: "bench-read", logName: "val/loss", limit: 100 })).body.runs.map((r: { runId: number }) => r.runId);
+  const firstRuns = (
+    await client.get("/api/runs/leaderboard", { projectName: "bench-read", logName: "val/loss", limit: 100 })
+  ).body.runs.map((r: { runId: number }) => r.runId);
   const cases: [string, string, Record<string, string | number>, number, number][] = [
-    ["/metrics 5M series, whole range", "/api/runs/metrics", { runId: longRunId, projectName: "bench-long", logName: "loss", limit: 1000 }, 50, 60],
-    ["/metrics 5M series, 10% window", "/api/runs/metrics", { runId: longRunId, projectName: "bench-long", logName: "loss", limit: 1000, stepMin: 2_000_000, stepMax: 2_499_999 }, 50, 60],
+    [
+      "/metrics 5M series, whole range",
+      "/api/runs/metrics",
+      { runId: longRunId, projectName: "bench-long", logName: "loss", limit: 1000 },
+      50,
+      60,
+    ],
+    [
+      "/metrics 5M series, 10% window",
+      "/api/runs/metrics",
+      { runId: longRunId, projectName: "bench-long", logName: "loss", limit: 1000, stepMin: 2_000_000, stepMax: 2_499_999 },
+      20,
+      60,
+    ],
     ["/statistics (10 metrics)", "/api/runs/statistics", { runId: firstRuns[0], projectName: "bench-read" }, 20, 60],
-    ...(["MIN", "MAX", "AVG", "LAST", "VARIANCE"].map((aggregation) => [`/leaderboard ${aggregation} over ${RUNS} runs`, "/api/runs/leaderboard", { projectName: "bench-read", logName: "val/loss", aggregation, limit: 20 }, 20, 60] as [string, string, Record<string, string | number>, number, number])),
+    ...["MIN", "MAX", "AVG", "LAST", "VARIANCE"].map(
+      (aggregation) =>
+        [
+          `/leaderboard ${aggregation} over ${RUNS} runs`,
+          "/api/runs/leaderboard",
+          { projectName: "bench-read", logName: "val/loss", aggregation, limit: 20 },
+          20,
+          60,
+        ] as [string, string, Record<string, string | number>, number, number],
+    ),
     ["/compare 100 runs", "/api/runs/compare", { runIds: firstRuns.join(","), projectName: "bench-read", logName: "val/loss" }, 20, 60],
-    ["/list config + summary + tags filter", "/api/runs/list", { projectName: "bench-read", limit: 50, filter: JSON.stringify({ $and: [{ "config.lr": { $lte: 0.01 } }, { "summaryMetrics.val/loss": { $lt: 2 } }, { tags: { $in: ["baseline", "sweep"] } }] }) }, 20, 60],
+    [
+      "/list config + summary + tags filter",
+      "/api/runs/list",
+      {
+        projectName: "bench-read",
+        limit: 50,
+        filter: JSON.stringify({
+          $and: [{ "config.lr": { $lte: 0.01 } }, { "summaryMetrics.val/loss": { $lt: 2 } }, { tags: { $in: ["baseline", "sweep"] } }],
+        }),
+      },
+      20,
+      60,
+    ],
     ["/metric-names", "/api/runs/metric-names", { projectName: "bench-read" }, 20, 60],
   ];
   for (const [name, path, query, p50Target, p99Target] of cases) {
@@ -98,6 +207,7 @@ try {
 } finally {
   server.child.kill("SIGTERM");
   await server.exited;
+  await database?.drop();
 }
 const met = printFigures("Results (client-observed latency over loopback keep-alive)", figures);
 console.log(met ? "\nAll targets met." : "\nSome targets missed.");

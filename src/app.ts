@@ -2,23 +2,26 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance } from "fastify";
-import { randomUUID } from "node:crypto";
 import type { BlobStore } from "./blobs/blob-store.js";
 import type { Config } from "./config.js";
+import { checkJsonDepth } from "./domain/json-depth.js";
 import type { Clock } from "./domain/time.js";
 import { authenticate } from "./http/auth.js";
+import { connectionsCheckingInterval, limitConnections } from "./http/connection-limits.js";
 import { errorHandler, notFoundHandler } from "./http/errors.js";
 import { fileRoutes, signedFileRoutes } from "./http/routes/files.js";
 import { healthRoutes } from "./http/routes/health.js";
 import { ingestRoutes } from "./http/routes/ingest.js";
 import { logRoutes } from "./http/routes/logs.js";
 import { metricRoutes } from "./http/routes/metrics.js";
+import { mlflowRoutes } from "./http/routes/mlflow/index.js";
 import { statsRoutes } from "./http/routes/stats.js";
 import { projectRoutes } from "./http/routes/projects.js";
 import { runListRoutes } from "./http/routes/run-list.js";
 import { runDetailRoutes } from "./http/routes/run-details.js";
 import { runWriteRoutes } from "./http/routes/runs.js";
 import { FieldFilterTerm, RunFilterGrammar } from "./http/schemas/run-list.js";
+import { rejectNonFiniteNumbers, requestIdOf, requestLogFields } from "./http/request-guards.js";
 import { webUiRoutes } from "./http/web-ui.js";
 import type { Store } from "./store/store.js";
 
@@ -31,28 +34,41 @@ export interface AppDeps {
   signingSecret: Buffer;
 }
 
-/** 1 MiB outside the ingest routes (decisions §7): run writes are small; a larger body is a mistake. */
+/** 1 MiB outside the ingest routes (docs/semantics.md, Ingest wire format: sizes): run writes are small; a larger body is a mistake. */
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** Builds the whole HTTP application from its dependencies; never listens (main and tests do). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.config.logLevel === "silent" ? false : { level: deps.config.logLevel },
+    logger: deps.config.logLevel === "silent" ? false : { level: deps.config.logLevel, serializers: { req: requestLogFields } },
     bodyLimit: DEFAULT_BODY_LIMIT,
     keepAliveTimeout: deps.config.keepAliveTimeoutMs,
-    requestIdHeader: "x-request-id",
-    genReqId: () => randomUUID(),
+    http: { connectionsCheckingInterval: connectionsCheckingInterval(deps.config) },
+    // The client's X-Request-Id only when it is a short safe token (request-guards.ts), else a new one.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     ajv: { customOptions: { removeAdditional: true, coerceTypes: "array", useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  limitConnections(app.server, deps.config);
   app.setErrorHandler(errorHandler);
   // Clients post some bodyless requests (POST /api/slug) with a JSON content type; an empty body is "no body".
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     if (body === "") done(null, undefined);
-    else parseJson(request, body as string, done);
+    else
+      parseJson(request, body as string, (error, value) => {
+        if (error) return done(error);
+        try {
+          checkJsonDepth(value, "body");
+        } catch (tooDeep) {
+          return done(tooDeep as Error);
+        }
+        done(null, value);
+      });
   });
   app.setNotFoundHandler(notFoundHandler);
+  app.addHook("preHandler", rejectNonFiniteNumbers);
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
@@ -74,7 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes(deps));
-  await app.register(webUiRoutes());
+  await app.register(webUiRoutes(undefined, deps.blobs.direct?.origin));
   await app.register(signedFileRoutes(deps));
   await app.register(async (api) => {
     api.addHook("onRequest", authenticate(deps.store, deps.clock));
@@ -87,6 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(statsRoutes(deps));
     await api.register(logRoutes(deps));
     await api.register(fileRoutes(deps));
+    await api.register(mlflowRoutes(deps));
   });
   return app;
 }

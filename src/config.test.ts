@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { resolve } from "node:path";
 import { describe, it } from "node:test";
-import { ConfigError, loadConfig, OPTIONS, parseDuration, parseInteger } from "./config.js";
+import { ConfigError, loadConfig, OPTIONS, parseBlobUrl, parseDuration, parseInteger } from "./config.js";
 
 describe("loadConfig", () => {
   it("uses the defaults when neither flags nor environment set anything", () => {
@@ -15,6 +15,20 @@ describe("loadConfig", () => {
       logLevel: "info",
       keepAliveTimeoutMs: 72_000,
       maxUploadBytes: 5 * 1024 ** 3,
+      headersTimeoutMs: 15_000,
+      bodyTimeoutMs: 15_000,
+      maxConnections: 1000,
+      shutdownTimeoutMs: 30_000,
+      storeBusyTimeoutMs: 100,
+      storeLockTimeoutMs: 5000,
+      storeStatementTimeoutMs: 30_000,
+      minFreeSpaceBytes: 64 * 1024 ** 2,
+      blobUrl: "",
+      s3Endpoint: "",
+      s3Region: "us-east-1",
+      s3ForcePathStyle: false,
+      s3DirectUrls: true,
+      databaseUrl: "",
     });
     assert.ok(Object.isFrozen(config));
   });
@@ -34,8 +48,8 @@ describe("loadConfig", () => {
 
   it("has a flag, an environment variable and a parsable default for every option", () => {
     for (const option of OPTIONS) {
-      assert.match(option.flag, /^--[a-z-]+$/);
-      assert.match(option.env, /^STEPWISE_[A-Z_]+$/);
+      assert.match(option.flag, /^--[a-z][a-z0-9-]+$/);
+      assert.match(option.env, /^STEPWISE_[A-Z][A-Z0-9_]+$/);
       assert.doesNotThrow(() => option.parse(option.default), option.flag);
     }
     assert.equal(new Set(OPTIONS.map((o) => o.env)).size, OPTIONS.length);
@@ -68,11 +82,22 @@ describe("loadConfig", () => {
       [{ "--stale-after": "-5m" }, {}, /stale-after/],
       [{ "--log-level": "loud" }, {}, /log-level/],
       [{ "--max-upload-size": "5 parsecs" }, {}, /max-upload-size/],
+      [{ "--max-upload-size": "5constructor" }, {}, /max-upload-size/],
       [{ "--max-upload-size": "-1" }, {}, /max-upload-size/],
       [{ "--keep-alive-timeout": "1w" }, {}, /keep-alive-timeout/],
+      [{ "--headers-timeout": "0" }, {}, /headers-timeout must be above zero/],
+      [{ "--body-timeout": "0s" }, {}, /body-timeout must be above zero/],
+      [{ "--max-connections": "0" }, {}, /max-connections/],
+      [{ "--shutdown-timeout": "soon" }, {}, /shutdown-timeout/],
+      [{ "--store-busy-timeout": "-1" }, {}, /store-busy-timeout/],
+      [{ "--min-free-space": "lots" }, {}, /min-free-space/],
     ];
     for (const [flags, env, message] of bad) {
-      assert.throws(() => loadConfig(flags, env), (error: unknown) => error instanceof ConfigError && message.test(error.message), JSON.stringify({ flags, env }));
+      assert.throws(
+        () => loadConfig(flags, env),
+        (error: unknown) => error instanceof ConfigError && message.test(error.message),
+        JSON.stringify({ flags, env }),
+      );
     }
   });
 });
@@ -89,7 +114,11 @@ describe("parseDuration", () => {
 
   it("rejects anything else with a ConfigError naming the option", () => {
     for (const raw of ["", "d", "1.5h", "-1d", "1w", "5 m", "1e3", "10 minutes", "1h30m"]) {
-      assert.throws(() => parseDuration(raw, "expires-in"), (error: unknown) => error instanceof ConfigError && /expires-in/.test(error.message), JSON.stringify(raw));
+      assert.throws(
+        () => parseDuration(raw, "expires-in"),
+        (error: unknown) => error instanceof ConfigError && /expires-in/.test(error.message),
+        JSON.stringify(raw),
+      );
     }
   });
 });
@@ -99,5 +128,36 @@ describe("parseInteger", () => {
     assert.equal(parseInteger("0", "port", 0, 65535), 0);
     assert.equal(parseInteger("65535", "port", 0, 65535), 65535);
     for (const raw of ["65536", "", "1.0", " 1", "0x10"]) assert.throws(() => parseInteger(raw, "port", 0, 65535), ConfigError, raw);
+  });
+});
+
+describe("file store options", () => {
+  it("reads s3://bucket/prefix blob URLs, with the prefix ending in one slash", () => {
+    assert.deepEqual(parseBlobUrl("s3://my-bucket"), { bucket: "my-bucket", prefix: "" });
+    assert.deepEqual(parseBlobUrl("s3://my-bucket/"), { bucket: "my-bucket", prefix: "" });
+    assert.deepEqual(parseBlobUrl("s3://my.bucket-2/team/stepwise/"), { bucket: "my.bucket-2", prefix: "team/stepwise/" });
+    assert.equal(loadConfig({}, { STEPWISE_BLOB_URL: "s3://b-1/x" }).blobUrl, "s3://b-1/x");
+  });
+
+  it("refuses blob URLs that are not S3, bad bucket names and prefixes with path tricks", () => {
+    for (const url of ["file:///tmp", "s3://", "s3://A_Bucket", "s3://x", "s3://b-1/../up", "s3://b-1/a//b", "s3://b-1/a/./b"]) {
+      assert.throws(() => loadConfig({ "--blob-url": url }, {}), ConfigError, url);
+    }
+  });
+
+  it("takes an http(s) endpoint without a path, a region name, and true or false switches", () => {
+    const config = loadConfig(
+      { "--s3-endpoint": "http://127.0.0.1:9000/", "--s3-force-path-style": "true", "--s3-direct-urls": "false" },
+      {},
+    );
+    assert.deepEqual([config.s3Endpoint, config.s3ForcePathStyle, config.s3DirectUrls], ["http://127.0.0.1:9000", true, false]);
+    for (const [flag, value] of [
+      ["--s3-endpoint", "minio:9000"],
+      ["--s3-endpoint", "http://minio:9000/bucket"],
+      ["--s3-region", "US East"],
+      ["--s3-force-path-style", "yes"],
+    ]) {
+      assert.throws(() => loadConfig({ [flag!]: value! }, {}), ConfigError, `${flag} ${value}`);
+    }
   });
 });

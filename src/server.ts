@@ -1,14 +1,15 @@
 import type { FastifyInstance } from "fastify";
-import { join } from "node:path";
 import { buildApp } from "./app.js";
-import { LocalBlobStore } from "./blobs/local.js";
+import type { BlobStore } from "./blobs/blob-store.js";
+import { openBlobStore } from "./blobs/open.js";
 import type { Config } from "./config.js";
 import { systemClock, type Clock } from "./domain/time.js";
 import { loadSigningSecret } from "./files/signing-secret.js";
 import { startStaleRunMonitor, type StaleRunMonitor } from "./monitor/stale-runs.js";
 import { bootstrap } from "./services/accounts.js";
-import { SqliteStore } from "./store/sqlite/index.js";
+import { openConfiguredStore } from "./store/open.js";
 import type { Store } from "./store/store.js";
+import { waitingOutLocks } from "./store/unavailable.js";
 
 export interface RunningServer {
   url: string;
@@ -17,37 +18,60 @@ export interface RunningServer {
   staleMonitor: StaleRunMonitor;
   /** The key created on first start of an empty data directory; undefined otherwise. */
   bootstrapKey: string | undefined;
-  /** Stops accepting connections, finishes in-flight requests, then closes the store. */
+  /**
+   * Stops accepting connections, finishes in-flight requests (cutting those still running after
+   * the shutdown timeout), then closes the store.
+   */
   close(): Promise<void>;
 }
 
-/** Opens the store in the data directory, listens, and sets the store up on first start. */
+/** How long start-up writes wait for another process's lock on the store (as opening the database does). */
+const STARTUP_LOCK_WAIT_MS = 5000;
+
+/** Opens the store (PostgreSQL at --database-url, else SQLite in the data directory), listens, and sets the store up on first start. */
 export async function startServer(config: Config, clock: Clock = systemClock): Promise<RunningServer> {
-  const store = SqliteStore.open(config.dataDir);
+  const store = await openConfiguredStore(config, {
+    busyTimeoutMs: config.storeBusyTimeoutMs,
+    lockTimeoutMs: config.storeLockTimeoutMs,
+    statementTimeoutMs: config.storeStatementTimeoutMs,
+  });
   let app: FastifyInstance;
+  let blobs: BlobStore | undefined;
   try {
-    const blobs = new LocalBlobStore(join(config.dataDir, "files"));
-    app = await buildApp({ config, store, clock, blobs, signingSecret: loadSigningSecret(config.dataDir) });
+    blobs = await openBlobStore(config);
+    const signingSecret = await loadSigningSecret(waitingOutLocks(store, STARTUP_LOCK_WAIT_MS), config.dataDir, clock.now());
+    app = await buildApp({ config, store, clock, blobs, signingSecret });
   } catch (error) {
+    blobs?.close();
     await store.close();
     throw error;
   }
   try {
     const address = await app.listen({ port: config.port, host: config.host });
     // After listen: a start that cannot listen (port taken) must not create the one key it would never print.
-    const bootstrapKey = await bootstrap(store, clock);
+    const bootstrapKey = await bootstrap(waitingOutLocks(store, STARTUP_LOCK_WAIT_MS), clock);
     const staleMonitor = startStaleRunMonitor(store, clock, config.staleAfterMs, app.log);
     const url = config.host.includes(":") ? address : address.replace("0.0.0.0", "127.0.0.1");
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
-        staleMonitor.stop();
-        await app.close();
+        await staleMonitor.stop();
+        const cutOff = setTimeout(() => {
+          app.log.warn("shutdown timeout reached: cutting the requests still in flight");
+          app.server.closeAllConnections();
+        }, config.shutdownTimeoutMs);
+        try {
+          await app.close();
+        } finally {
+          clearTimeout(cutOff);
+        }
+        blobs.close();
         await store.close();
       })());
     return { url, app, store, staleMonitor, bootstrapKey, close };
   } catch (error) {
     await app.close();
+    blobs.close();
     await store.close();
     throw error;
   }

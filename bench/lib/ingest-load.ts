@@ -1,15 +1,24 @@
 /**
  * The load process of bench/ingest.ts: N concurrent clients, each streaming NDJSON metric batches
  * to its own run over keep-alive HTTP for a fixed time. Prints one JSON line of results.
- * Usage: ingest-load.ts <url> <key> <project> <runIds comma list> <seconds> <metrics> <steps per batch>
+ * Usage: ingest-load.ts <urls comma list> <key> <project> <runIds comma list> <seconds> <metrics> <steps per batch>
+ * With several server URLs (processes on one database), client c sends to server c mod their number.
  */
 import http from "node:http";
 
-const [url, key, project, runList, seconds, metricCount, stepsPerBatch] = process.argv.slice(2) as [string, string, string, string, string, string, string];
+const [urlList, key, project, runList, seconds, metricCount, stepsPerBatch] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 const runIds = runList.split(",").map(Number);
 const METRICS = Number(metricCount);
 const STEPS = Number(stepsPerBatch);
-const target = new URL(url);
+const targets = urlList.split(",").map((url) => new URL(url));
 const agent = new http.Agent({ keepAlive: true, maxSockets: runIds.length });
 
 // The data part of a line is serialized once per client; each batch only changes step and time.
@@ -21,7 +30,7 @@ function dataTemplate(seed: number): string[] {
   });
 }
 
-function post(runId: number, body: string): Promise<number> {
+function post(target: URL, runId: number, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       {
@@ -42,7 +51,9 @@ function post(runId: number, body: string): Promise<number> {
         let text = "";
         response.setEncoding("utf8");
         response.on("data", (chunk) => (text += chunk));
-        response.on("end", () => (response.statusCode === 200 ? resolve(JSON.parse(text).accepted) : reject(new Error(`${response.statusCode} ${text}`))));
+        response.on("end", () =>
+          response.statusCode === 200 ? resolve(JSON.parse(text).accepted) : reject(new Error(`${response.statusCode} ${text}`)),
+        );
       },
     );
     request.on("error", reject);
@@ -64,7 +75,7 @@ await Promise.all(
         lines.push(`{"time":${started + step},"step":${step},"data":${templates[step % templates.length]}}`);
       }
       const t0 = performance.now();
-      const accepted = await post(runId, lines.join("\n"));
+      const accepted = await post(targets[client % targets.length]!, runId, lines.join("\n"));
       latencies.push(performance.now() - t0);
       points += accepted;
     }

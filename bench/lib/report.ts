@@ -42,3 +42,30 @@ export function printFigures(title: string, figures: Figure[]): boolean {
 function format(value: number): string {
   return value >= 100 ? Math.round(value).toLocaleString("en-US") : value.toFixed(2);
 }
+
+/** CPU time (user + system) a process has used so far, in seconds; undefined once it has exited. */
+export function cpuSeconds(pid: number): number | undefined {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in ticks of 1/100 s.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The most CPU time seen per process: summed at the end, it counts processes that have exited since. */
+export class CpuTally {
+  private readonly seen = new Map<number, number>();
+  sample(pids: Iterable<number>): void {
+    for (const pid of pids) {
+      const used = cpuSeconds(pid);
+      if (used !== undefined) this.seen.set(pid, Math.max(this.seen.get(pid) ?? 0, used));
+    }
+  }
+  total(): number {
+    let sum = 0;
+    for (const used of this.seen.values()) sum += used;
+    return sum;
+  }
+}

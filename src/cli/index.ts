@@ -1,21 +1,26 @@
 import { parseArgs } from "node:util";
 import { ConfigError } from "../config.js";
 import { DomainError } from "../domain/errors.js";
+import { StoreOpenError } from "../store/store.js";
 import { configCommand } from "./commands/config.js";
+import { copyCommand } from "./commands/copy.js";
+import { copyFilesCommand } from "./commands/copy-files.js";
 import { keysCommand } from "./commands/keys.js";
 import { orgsCommand } from "./commands/orgs.js";
 import { serveCommand } from "./commands/serve.js";
 import { UsageError, type Command } from "./command.js";
 
-const COMMANDS: Record<string, Command> = {
-  serve: serveCommand,
-  orgs: orgsCommand,
-  keys: keysCommand,
-  config: configCommand,
-};
+const COMMANDS = new Map<string, Command>([
+  ["serve", serveCommand],
+  ["orgs", orgsCommand],
+  ["keys", keysCommand],
+  ["config", configCommand],
+  ["copy", copyCommand],
+  ["copy-files", copyFilesCommand],
+]);
 
 function mainHelp(): string {
-  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(8)} ${command.summary}`);
+  const lines = [...COMMANDS].map(([name, command]) => `  ${name.padEnd(10)} ${command.summary}`);
   return `Usage: stepwise <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun 'stepwise <command> --help' for the options of a command.`;
 }
 
@@ -25,7 +30,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(mainHelp());
     return name === undefined ? 1 : 0;
   }
-  const command = COMMANDS[name];
+  const command = COMMANDS.get(name);
   if (!command) {
     console.error(`stepwise: unknown command '${name}'\n\n${mainHelp()}`);
     return 2;
@@ -34,10 +39,11 @@ async function main(argv: string[]): Promise<number> {
     console.log(command.usage);
     return 0;
   }
-  const options: Record<string, { type: "string" | "boolean" }> = {};
-  for (const option of command.valueOptions) options[option] = { type: "string" };
-  for (const option of command.switches ?? []) options[option] = { type: "boolean" };
-  let parsed;
+  const options: Record<string, { type: "string" | "boolean" }> = Object.fromEntries([
+    ...command.valueOptions.map((option) => [option, { type: "string" as const }]),
+    ...(command.switches ?? []).map((option) => [option, { type: "boolean" as const }]),
+  ]);
+  let parsed: { positionals: string[]; values: Record<string, string | boolean | undefined> };
   try {
     parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
   } catch (error) {
@@ -54,6 +60,10 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof ConfigError || error instanceof DomainError) {
       console.error(`stepwise ${name}: ${error.message}`);
       return 2;
+    }
+    if (error instanceof StoreOpenError) {
+      console.error(`stepwise ${name}: ${error.message}`);
+      return 1;
     }
     throw error;
   }

@@ -38,7 +38,10 @@ describe("hashApiKey", () => {
 describe("assertKeyUsable", () => {
   const now = Date.UTC(2026, 0, 1);
   const rejects = (key: { expiresAt: number | null; revokedAt: number | null }, code: string, message: string) =>
-    assert.throws(() => assertKeyUsable(key, now), (error: unknown) => error instanceof DomainError && error.code === code && error.message === message);
+    assert.throws(
+      () => assertKeyUsable(key, now),
+      (error: unknown) => error instanceof DomainError && error.code === code && error.message === message,
+    );
 
   it("accepts keys without expiry or revocation, and keys that expire later", () => {
     assertKeyUsable({ expiresAt: null, revokedAt: null }, now);

@@ -14,7 +14,7 @@ export function hashApiKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
 
-/** Throws the 401 reason of a key that exists but may not be used (decisions §8). */
+/** Throws the 401 reason of a key that exists but may not be used (docs/semantics.md, Responses and errors). */
 export function assertKeyUsable(key: { expiresAt: number | null; revokedAt: number | null }, now: number): void {
   if (key.revokedAt !== null) throw new DomainError("REVOKED_API_KEY", "API key has been revoked");
   if (key.expiresAt !== null && key.expiresAt <= now) throw new DomainError("EXPIRED_API_KEY", "API key has expired");

@@ -3,7 +3,7 @@ import { isPlainObject, type Json } from "./merge.js";
 import { compileLinearRegex, ownValue, parseInstant, type FilterableRun } from "./run-view.js";
 
 /**
- * Field filter terms (spec §2.16, decisions §8): UI-style conditions on one flattened config or
+ * Field filter terms (docs/semantics.md, Run filters): UI-style conditions on one flattened config or
  * system-metadata key. A list of terms is an AND; each term is validated when compiled, and any
  * error is a 400 naming the term by its 0-based index.
  *
@@ -153,7 +153,8 @@ function checkArity(rule: OperatorRule, term: FieldFilterTerm, context: TermCont
   const count = term.values.length;
   const { arity } = rule;
   if (arity === "many" ? count >= 1 : count === arity) return;
-  const wanted = arity === "many" ? "at least one value" : arity === 0 ? "no values" : arity === 1 ? "exactly one value" : "exactly two values";
+  const wanted =
+    arity === "many" ? "at least one value" : arity === 0 ? "no values" : arity === 1 ? "exactly one value" : "exactly two values";
   context.fail(`operator '${term.operator}' takes ${wanted}, got ${count}`);
 }
 
@@ -162,7 +163,7 @@ function isOneOf<T extends string>(value: unknown, allowed: readonly T[]): value
 }
 
 function describe(value: unknown): string {
-  return typeof value === "string" ? `'${value}'` : JSON.stringify(value) ?? String(value);
+  return typeof value === "string" ? `'${value}'` : (JSON.stringify(value) ?? String(value));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import Sqids from "sqids";
 import { decodeRunId, displayPrefix, encodeRunId, formatDisplayId, parseDisplayId } from "./ids.js";
 
 describe("encoded run IDs", () => {
-  it("uses the sqids default alphabet with minimum length 5 (decisions §6)", () => {
+  it("uses the sqids default alphabet with minimum length 5", () => {
     assert.equal(encodeRunId(1), "UkLWZ");
     assert.equal(encodeRunId(42), "JgaEB");
     assert.equal(decodeRunId("UkLWZ"), 1);
@@ -32,7 +32,8 @@ describe("encoded run IDs", () => {
   it("rejects encodings of several numbers, of zero, and garbage", () => {
     assert.equal(decodeRunId(new Sqids({ minLength: 5 }).encode([1, 2])), undefined);
     assert.equal(decodeRunId(new Sqids({ minLength: 5 }).encode([0])), undefined);
-    for (const text of ["", "!!!!!", "UkLWZ ", " UkLWZ", "12345", "UkLWZ/1"]) assert.equal(decodeRunId(text), undefined, JSON.stringify(text));
+    for (const text of ["", "!!!!!", "UkLWZ ", " UkLWZ", "12345", "UkLWZ/1"])
+      assert.equal(decodeRunId(text), undefined, JSON.stringify(text));
   });
 
   it("never throws on arbitrary input, and accepts only strings that re-encode to themselves", () => {
@@ -80,7 +81,11 @@ describe("parseDisplayId", () => {
   });
 
   it("round-trips formatDisplayId, including prefixes with digits", () => {
-    for (const [prefix, number] of [["R50", 7], ["RUN", 1], ["MMPV", 123456]] as const) {
+    for (const [prefix, number] of [
+      ["R50", 7],
+      ["RUN", 1],
+      ["MMPV", 123456],
+    ] as const) {
       assert.deepEqual(parseDisplayId(formatDisplayId(prefix, number)), { prefix, number });
     }
   });

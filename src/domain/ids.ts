@@ -1,6 +1,6 @@
 import Sqids from "sqids";
 
-// Default alphabet, minimum length 5: 1 ↔ "UkLWZ", 42 ↔ "JgaEB" (decisions §6).
+// Default alphabet, minimum length 5: 1 ↔ "UkLWZ", 42 ↔ "JgaEB" (docs/semantics.md, Identifiers).
 const sqids = new Sqids({ minLength: 5 });
 
 export function encodeRunId(runId: number): string {
@@ -20,7 +20,7 @@ export function decodeRunId(encoded: string): number | undefined {
 }
 
 /**
- * The display-ID prefix of a project, fixed when the project is created (decisions §6, §8):
+ * The display-ID prefix of a project, fixed when the project is created (docs/semantics.md, Identifiers):
  * one piece → its first 3 characters; several → their initials, where two initials become the
  * first initial plus the first 2 characters of the last piece; at most 4; upper-case; none → RUN.
  * `training` → TRA, `my-ml-project` → MMP, `my-project` → MPR, `resnet-50` → R50.

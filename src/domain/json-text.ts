@@ -1,4 +1,5 @@
 import { invalidInput } from "./errors.js";
+import { checkJsonDepth } from "./json-depth.js";
 import type { Json } from "./merge.js";
 
 /**
@@ -13,5 +14,6 @@ export function parseJsonText(text: string | null | undefined, field: string): J
   } catch {
     throw invalidInput(`${field}: must be valid JSON text`);
   }
+  checkJsonDepth(value, field);
   return value === null ? undefined : value;
 }

@@ -83,6 +83,17 @@ describe("flatten", () => {
   });
 
   it("gives an empty object for absent, null and non-object values", () => {
-    for (const value of [undefined, null, 3, "s", [1, 2]] as (Json | undefined)[]) assert.deepEqual(flatten(value), {}, JSON.stringify(value));
+    for (const value of [undefined, null, 3, "s", [1, 2]] as (Json | undefined)[])
+      assert.deepEqual(flatten(value), {}, JSON.stringify(value));
+  });
+});
+
+describe("flatten at depth", () => {
+  it("flattens values nested far deeper than the stack allows recursion", () => {
+    let deep: Json = 1;
+    for (let i = 0; i < 100_000; i++) deep = { k: deep };
+    const flat = flatten({ top: deep });
+    assert.deepEqual(Object.values(flat), [1]);
+    assert.equal(Object.keys(flat)[0]!.length, "top".length + 2 * 100_000);
   });
 });

@@ -29,18 +29,22 @@ export function setOwn(target: Record<string, Json>, key: string, value: Json): 
 }
 
 /**
- * Flattens nested objects to dotted keys; arrays and scalars are leaf values.
- * `{a: {b: 1}, c: [1]}` → `{"a.b": 1, "c": [1]}`.
+ * Flattens nested objects to dotted keys; arrays and scalars are leaves.
+ * `{a: {b: 1}, c: [1]}` → `{"a.b": 1, "c": [1]}`. Iterative, in the order a recursive walk would
+ * take: configs stored before the nesting limit (docs/api.md, "Limits on every request") may be deeper than the stack.
  */
-export function flatten(value: Json | undefined, prefix = "", out: Record<string, Json> = {}): Record<string, Json> {
-  if (!isPlainObject(value)) {
-    if (prefix !== "" && value !== undefined) setOwn(out, prefix, value);
-    return out;
-  }
-  for (const [key, child] of Object.entries(value)) {
-    const path = prefix === "" ? key : `${prefix}.${key}`;
-    if (isPlainObject(child) && Object.keys(child).length > 0) flatten(child, path, out);
-    else setOwn(out, path, child);
+export function flatten(value: Json | undefined): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  if (!isPlainObject(value)) return out;
+  const pending: [string, Json][] = Object.entries(value).reverse();
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [path, child] = next;
+    if (isPlainObject(child) && Object.keys(child).length > 0) {
+      const entries = Object.entries(child);
+      for (let i = entries.length - 1; i >= 0; i--) pending.push([`${path}.${entries[i]![0]}`, entries[i]![1]]);
+    } else {
+      setOwn(out, path, child);
+    }
   }
   return out;
 }

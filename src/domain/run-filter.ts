@@ -4,7 +4,7 @@ import { compileLinearRegex, ownValue, parseInstant, type FilterableRun } from "
 import { RUN_STATUSES, STATUS_ALIASES, type RunStatus } from "./status.js";
 
 /**
- * Run filters (spec §2.16, decisions §8): a MongoDB-style query over runs, compiled once into a
+ * Run filters (docs/semantics.md, Run filters): a MongoDB-style query over runs, compiled once into a
  * predicate that is evaluated in-process.
  *
  * Semantics, following MongoDB unless noted:
@@ -241,7 +241,7 @@ function statusOperand(label: string): Field["operand"] {
   return (value, op) => {
     const status = typeof value === "string" ? parseStatus(value) : undefined;
     if (status === undefined) {
-      const accepted = [...RUN_STATUSES, ...Object.keys(STATUS_ALIASES)].join(", ");
+      const accepted = [...RUN_STATUSES, ...STATUS_ALIASES.keys()].join(", ");
       throw invalidInput(`filter: ${op} on '${label}' expects a status (${accepted})`);
     }
     return status;
@@ -252,7 +252,7 @@ function statusOperand(label: string): Field["operand"] {
 function parseStatus(value: string): RunStatus | undefined {
   const upper = value.toUpperCase();
   const direct = RUN_STATUSES.find((status) => status === upper);
-  return direct ?? (Object.hasOwn(STATUS_ALIASES, value.toLowerCase()) ? STATUS_ALIASES[value.toLowerCase()] : undefined);
+  return direct ?? STATUS_ALIASES.get(value.toLowerCase());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -265,9 +265,7 @@ function compileCondition(field: Field, condition: unknown, depth: number, state
   if (!keys.every((key) => key.startsWith("$"))) {
     throw invalidInput(`filter: '${field.label}' mixes operators with plain keys; use {"$eq": {...}} to match an object`);
   }
-  const tests = keys
-    .filter((key) => key !== "$options")
-    .map((key) => compileOperator(field, key, condition[key], condition, depth, state));
+  const tests = keys.filter((key) => key !== "$options").map((key) => compileOperator(field, key, condition[key], condition, depth, state));
   if (Object.hasOwn(condition, "$options") && !Object.hasOwn(condition, "$regex")) {
     throw invalidInput(`filter: $options on '${field.label}' is only allowed alongside $regex`);
   }
@@ -379,8 +377,5 @@ function deepEqual(a: Json, b: Json): boolean {
   }
   if (!isPlainObject(a) || !isPlainObject(b)) return false;
   const keys = Object.keys(a);
-  return (
-    keys.length === Object.keys(b).length &&
-    keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key] as Json, b[key] as Json))
-  );
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key] as Json, b[key] as Json));
 }

@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compareSortValues, fieldValues, parseFieldSelection, parseRunSort, parseStatusList, parseTagList, runDuration } from "./run-list.js";
+import {
+  compareSortValues,
+  fieldValues,
+  parseFieldSelection,
+  parseRunSort,
+  parseStatusList,
+  parseTagList,
+  runDuration,
+} from "./run-list.js";
 
 describe("run list parameters", () => {
   it("parses sorts: columns, key sorts and direction", () => {
@@ -26,7 +34,9 @@ describe("run list parameters", () => {
   });
 
   it("parses field selections and picks only the selected keys of a source", () => {
-    const selection = parseFieldSelection('[{"source":"config","key":"a.b"},{"source":"systemMetadata","key":"gpu"},{"source":"config","key":"none"}]')!;
+    const selection = parseFieldSelection(
+      '[{"source":"config","key":"a.b"},{"source":"systemMetadata","key":"gpu"},{"source":"config","key":"none"}]',
+    )!;
     assert.deepEqual(fieldValues({ "a.b": 1, c: 2 }, "config", selection), { "a.b": 1 });
     assert.deepEqual(fieldValues({ gpu: "A100", host: "h" }, "systemMetadata", selection), { gpu: "A100" });
     assert.deepEqual(fieldValues({ c: 2 }, "config", undefined), { c: 2 });
@@ -37,7 +47,8 @@ describe("run list parameters", () => {
 });
 
 describe("compareSortValues", () => {
-  const sorted = (values: unknown[], descending = false) => [...values].sort((a, b) => compareSortValues(a as never, b as never, descending));
+  const sorted = (values: unknown[], descending = false) =>
+    [...values].sort((a, b) => compareSortValues(a as never, b as never, descending));
 
   it("orders by type first, as MongoDB does, then by value", () => {
     assert.deepEqual(sorted([true, "b", 2, null, "a", 1, { x: 1 }, [1]]), [null, 1, 2, "a", "b", { x: 1 }, [1], true]);

@@ -1,4 +1,5 @@
 import { invalidInput } from "./errors.js";
+import { checkJsonDepth } from "./json-depth.js";
 import { flatten, setOwn, type Json } from "./merge.js";
 import { ownValue, type FilterableRun } from "./run-view.js";
 import { RUN_STATUSES, STATUS_ALIASES, type RunStatus } from "./status.js";
@@ -8,7 +9,7 @@ export const COLUMN_SORTS = ["createdAt", "updatedAt", "name", "status"] as cons
 export type ColumnSort = (typeof COLUMN_SORTS)[number];
 
 /**
- * The `sort` parameter of `/list` (decisions §5): a column, or a config, system-metadata or summary
+ * The `sort` parameter of `/list` (docs/api.md, Run list): a column, or a config, system-metadata or summary
  * metric key, each optionally prefixed with `-` for descending.
  */
 export type RunSort =
@@ -40,17 +41,24 @@ export function parseRunSort(raw: string | undefined): RunSort {
 /** The `status` parameter: a comma list of status names (any case) or the aliases finished, crashed, killed. */
 export function parseStatusList(raw: string | undefined): RunStatus[] | undefined {
   if (raw === undefined || raw.trim() === "") return undefined;
-  return [...new Set(raw.split(",").map((part) => {
-    const name = part.trim();
-    const status = STATUS_ALIASES[name.toLowerCase()] ?? RUN_STATUSES.find((s) => s === name.toUpperCase());
-    if (!status) throw invalidInput(`status: '${name}' is not one of ${RUN_STATUSES.join(", ")}`);
-    return status;
-  }))];
+  return [
+    ...new Set(
+      raw.split(",").map((part) => {
+        const name = part.trim();
+        const status = STATUS_ALIASES.get(name.toLowerCase()) ?? RUN_STATUSES.find((s) => s === name.toUpperCase());
+        if (!status) throw invalidInput(`status: '${name}' is not one of ${RUN_STATUSES.join(", ")}`);
+        return status;
+      }),
+    ),
+  ];
 }
 
 /** The `tags` parameter: comma-separated, blanks ignored. */
 export function parseTagList(raw: string | undefined): string[] | undefined {
-  const tags = (raw ?? "").split(",").map((tag) => tag.trim()).filter((tag) => tag !== "");
+  const tags = (raw ?? "")
+    .split(",")
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== "");
   return tags.length === 0 ? undefined : [...new Set(tags)];
 }
 
@@ -66,22 +74,30 @@ export function parseFieldSelection(raw: string | undefined): FieldSelection[] |
   if (!Array.isArray(parsed)) throw invalidInput("visibleColumns: must be a JSON array of {source, key}");
   return parsed.map((entry, index) => {
     const { source, key } = (entry ?? {}) as { source?: unknown; key?: unknown };
-    if (source !== "config" && source !== "systemMetadata") throw invalidInput(`visibleColumns[${index}].source: must be config or systemMetadata`);
+    if (source !== "config" && source !== "systemMetadata")
+      throw invalidInput(`visibleColumns[${index}].source: must be config or systemMetadata`);
     if (typeof key !== "string" || key === "") throw invalidInput(`visibleColumns[${index}].key: must be a non-empty string`);
     return { source, key };
   });
 }
 
 export function parseJsonParameter(name: string, raw: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(raw);
+    value = JSON.parse(raw);
   } catch (error) {
     throw invalidInput(`${name}: malformed JSON (${(error as Error).message})`);
   }
+  checkJsonDepth(value, name);
+  return value;
 }
 
 /** `_flatConfig` / `_flatSystemMetadata` of one source, restricted to the selected keys when a selection is given. */
-export function fieldValues(flat: Record<string, Json>, source: FieldSelection["source"], selection: FieldSelection[] | undefined): Record<string, Json> {
+export function fieldValues(
+  flat: Record<string, Json>,
+  source: FieldSelection["source"],
+  selection: FieldSelection[] | undefined,
+): Record<string, Json> {
   if (selection === undefined) return flat;
   const picked: Record<string, Json> = {};
   for (const { key } of selection.filter((entry) => entry.source === source)) {
@@ -97,13 +113,26 @@ export function runDuration(run: { status: RunStatus; createdAt: number; statusU
 }
 
 /** The value a key sort orders by; undefined when the run lacks it. */
-export function sortValue(run: FilterableRun, sort: Extract<RunSort, { kind: "config" | "systemMetadata" | "summaryMetrics" }>): Json | undefined {
+export function sortValue(
+  run: FilterableRun,
+  sort: Extract<RunSort, { kind: "config" | "systemMetadata" | "summaryMetrics" }>,
+): Json | undefined {
   return ownValue<Json>(run[sort.kind], sort.key);
 }
 
 // Values of different types order as MongoDB orders them: null, numbers, strings, objects, arrays, booleans.
 const TYPE_RANK = (value: Json) =>
-  value === null ? 0 : typeof value === "number" ? 1 : typeof value === "string" ? 2 : Array.isArray(value) ? 4 : typeof value === "object" ? 3 : 5;
+  value === null
+    ? 0
+    : typeof value === "number"
+      ? 1
+      : typeof value === "string"
+        ? 2
+        : Array.isArray(value)
+          ? 4
+          : typeof value === "object"
+            ? 3
+            : 5;
 
 /**
  * Compares two sort values for the requested direction. Runs without the value come last in both
@@ -122,7 +151,16 @@ export function compareSortValues(a: Json | undefined, b: Json | undefined, desc
 
 /** A run as the filters see it: flattened config and metadata, and the summary values it needs. */
 export function toFilterableRun(
-  run: { name: string; status: RunStatus; tags: string[]; createdAt: number; updatedAt: number; heartbeatAt: number | null; config: Json | null; systemMetadata: Json | null },
+  run: {
+    name: string;
+    status: RunStatus;
+    tags: string[];
+    createdAt: number;
+    updatedAt: number;
+    heartbeatAt: number | null;
+    config: Json | null;
+    systemMetadata: Json | null;
+  },
   summaryMetrics: Record<string, number | null>,
 ): FilterableRun {
   return {

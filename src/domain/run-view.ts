@@ -4,7 +4,7 @@ import type { Json } from "./merge.js";
 import type { RunStatus } from "./status.js";
 
 /**
- * A run as the filter grammars of spec §2.16 see it. Callers build it from the store; the filters
+ * A run as the filter grammars of docs/semantics.md (Run filters) see it. Callers build it from the store; the filters
  * themselves are pure, so they can be tested without a database and evaluated in-process.
  */
 export interface FilterableRun {
@@ -37,8 +37,7 @@ export function ownValue<T>(values: Record<string, T>, key: string): T | undefin
 
 // Date.parse also accepts free-form text ("March 7") and reads zone-less date-times in the server's
 // local zone, so the accepted shape is checked here and the components are converted explicitly.
-const ISO_8601 =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /**
  * Epoch milliseconds for a finite number (taken as epoch ms) or an ISO-8601 string; undefined for
@@ -51,9 +50,14 @@ export function parseInstant(value: unknown): number | undefined {
   const m = ISO_8601.exec(value.trim());
   if (m === null) return undefined;
   const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((part) => Number(part ?? 0)) as [
-    number, number, number, number, number, number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
   ];
-  const millis = Number(((m[7] ?? "") + "000").slice(0, 3));
+  const millis = Number(`${m[7] ?? ""}000`.slice(0, 3));
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return undefined;
   const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis);
   if (new Date(utc).getUTCDate() !== day) return undefined; // day overflowed into the next month

@@ -8,65 +8,304 @@ export interface Point {
   writtenAt: number;
 }
 
-/**
- * Read access to the points of one series within a step window, ascending by step. Backed by an
- * in-memory array (arraySeries) or by stored chunks, so sampling a 5M-point series never loads
- * it whole.
- */
-export interface SeriesAccess {
-  /** The number of points, or any number above `cap` when there are more (counting a long series costs). */
-  countUpTo(cap: number): number;
-  readAll(): Point[];
-  first(): Point | undefined;
-  last(): Point | undefined;
-  /** The finite minimum and maximum; on ties the point with the lowest step. */
-  extremes(): { min?: Point; max?: Point };
-  /** The first point with step ≥ `step`, if any. */
-  firstAtOrAfter(step: number): Point | undefined;
+/** A point as a sample shows it: the server write time is not part of a chart. */
+export type SampledPoint = Omit<Point, "writtenAt">;
+
+/** The points of one block, read in place, ascending by step. */
+export interface PointReader {
+  count: number;
+  stepAt(i: number): number;
+  valueAt(i: number): number;
+  timeAt(i: number): number;
 }
 
 /**
- * Deterministic downsampling (decisions §6, §8): at most `limit` points that always include the
- * first, last, minimum and maximum of the window; the other slots go to the first point at or
- * after evenly spaced target steps, so gaps in steps show as gaps. The same data and request
- * always give the same points, ascending by step.
+ * Where a block's extremes and non-finite points are, without reading its points. The extremes
+ * carry their client time too: a sample shows a bucket's minimum and maximum, and reading a whole
+ * block for one time would cost more than the rest of the sampling.
  */
-export function samplePoints(series: SeriesAccess, limit: number): Point[] {
-  if (series.countUpTo(limit + 1) <= limit) return series.readAll();
-  const first = series.first()!;
-  const last = series.last()!;
-  const { min, max } = series.extremes();
-  const chosen = new Map<number, Point>();
-  for (const point of [first, last, min, max]) if (point && chosen.size < limit) chosen.set(point.step, point);
-  const slots = limit - chosen.size;
-  const span = last.step - first.step;
-  for (let j = 0; j < slots; j++) {
-    const target = first.step + Math.ceil(((j + 0.5) * span) / slots);
-    const point = series.firstAtOrAfter(target);
-    if (point && point.step <= last.step && !chosen.has(point.step)) chosen.set(point.step, point);
-  }
-  return [...chosen.values()].sort((a, b) => a.step - b.step);
+export interface BlockExtremes {
+  /** The finite minimum and maximum; on ties the lowest step. */
+  min: number | null;
+  minStep: number | null;
+  minTime: number | null;
+  max: number | null;
+  maxStep: number | null;
+  maxTime: number | null;
+  /** The first step holding each non-finite kind. */
+  nanStep: number | null;
+  infStep: number | null;
+  negInfStep: number | null;
 }
 
-/** SeriesAccess over points already in memory (ascending by step). */
-export function arraySeries(points: Point[]): SeriesAccess {
-  return {
-    countUpTo: () => points.length,
-    readAll: () => points,
-    first: () => points[0],
-    last: () => points[points.length - 1],
-    extremes: () => {
-      let min: Point | undefined;
-      let max: Point | undefined;
-      for (const point of points) {
-        if (!Number.isFinite(point.value)) continue;
-        if (!min || point.value < min.value) min = point;
-        if (!max || point.value > max.value) max = point;
-      }
-      return { min, max };
-    },
-    firstAtOrAfter: (step) => points[lowerBound(points.length, (i) => points[i]!.step, step)],
+/**
+ * A run of consecutive points of a series (a stored chunk) with its aggregates. Only its points
+ * within [lowStep, highStep] belong to the series being read (the request's window, and for an
+ * inherited segment the fork cut); the aggregates speak for the block only when it lies wholly
+ * inside that range.
+ */
+export interface PointBlock extends BlockExtremes {
+  startStep: number;
+  endStep: number;
+  count: number;
+  lowStep: number;
+  highStep: number;
+}
+
+/** A series as blocks ascending by step and never overlapping, and a way to read a block's points. */
+export interface BlockSeries {
+  blocks: PointBlock[];
+  read(block: PointBlock): PointReader;
+}
+
+/** The extremes and first non-finite steps of points [from, to) (what a stored chunk records). */
+export function blockExtremes(
+  steps: ArrayLike<number>,
+  values: ArrayLike<number>,
+  times: ArrayLike<number>,
+  from = 0,
+  to = steps.length,
+): BlockExtremes {
+  const e: BlockExtremes = {
+    min: null,
+    minStep: null,
+    minTime: null,
+    max: null,
+    maxStep: null,
+    maxTime: null,
+    nanStep: null,
+    infStep: null,
+    negInfStep: null,
   };
+  for (let i = from; i < to; i++) {
+    const value = values[i]!;
+    const step = steps[i]!;
+    if (Number.isNaN(value)) e.nanStep ??= step;
+    else if (value === Infinity) e.infStep ??= step;
+    else if (value === -Infinity) e.negInfStep ??= step;
+    else {
+      if (e.min === null || value < e.min) [e.min, e.minStep, e.minTime] = [value, step, times[i]!];
+      if (e.max === null || value > e.max) [e.max, e.maxStep, e.maxTime] = [value, step, times[i]!];
+    }
+  }
+  return e;
+}
+
+/** A point a bucket keeps: its block and step, and its time when the block's aggregates give it (else it is read). */
+interface Pick {
+  block: PointBlock;
+  step: number;
+  value: number;
+  time?: number;
+}
+
+/** What one bucket keeps, in the order the points are given up when even one bucket is over the limit. */
+const KEPT = ["first", "last", "min", "max", "nan", "inf", "negInf"] as const;
+type Bucket = Partial<Record<(typeof KEPT)[number], Pick>>;
+
+/**
+ * Deterministic downsampling (docs/semantics.md, Metrics: sampling): when the window holds more than `limit`
+ * points, its step range is divided into equal buckets, and each bucket keeps its first and last
+ * point, its finite minimum and maximum (lowest step on ties) and its first point of each
+ * non-finite kind (NaN, +Inf, −Inf), so a local spike or a divergence shows at any zoom. A bucket
+ * keeps 4 points as a rule, so there are limit/4 buckets; when non-finite points push the total
+ * past `limit`, fewer and wider buckets are used (down to limit/7, where it cannot be exceeded;
+ * below a limit of 7 one bucket gives up points in the order of KEPT). Same data, same request →
+ * same points, ascending by step, whatever the block layout. Reads from block aggregates, plus the
+ * points of blocks that straddle a bucket edge, so a long series is never read whole.
+ */
+export function sampleSeries(series: BlockSeries, limit: number): { points: SampledPoint[]; bucketEdges: number[] } {
+  const readers = new Map<PointBlock, PointReader>();
+  const read = (block: PointBlock) => {
+    let reader = readers.get(block);
+    if (!reader) readers.set(block, (reader = series.read(block)));
+    return reader;
+  };
+  const blocks = series.blocks.filter((block) => block.startStep <= block.highStep && block.endStep >= block.lowStep);
+  if (countPoints(blocks, read) <= limit) return { points: readAllPoints(blocks, read), bucketEdges: [] };
+
+  const lo = firstStepIn(blocks[0]!, read);
+  const hi = lastStepIn(blocks[blocks.length - 1]!, read);
+  const widest = Math.max(1, Math.floor(limit / KEPT.length));
+  let bucketCount = Math.max(1, Math.floor(limit / 4));
+  let edges = bucketEdgesOf(lo, hi, bucketCount);
+  let picks = distinctPicks(bucketsOf(blocks, edges, read), limit);
+  if (picks.length > limit && bucketCount > widest) {
+    // Most buckets hold 4; estimate how many fit, then fall back to the count that always fits.
+    bucketCount = Math.max(widest, Math.floor((bucketCount * limit) / picks.length));
+    edges = bucketEdgesOf(lo, hi, bucketCount);
+    picks = distinctPicks(bucketsOf(blocks, edges, read), limit);
+    if (picks.length > limit && bucketCount > widest) {
+      bucketCount = widest;
+      edges = bucketEdgesOf(lo, hi, bucketCount);
+      picks = distinctPicks(bucketsOf(blocks, edges, read), limit);
+    }
+  }
+  const points = picks.map((pick) =>
+    pick.time === undefined ? pointAtStep(read(pick.block), pick.step) : { step: pick.step, value: pick.value, time: pick.time },
+  );
+  return { points, bucketEdges: edges };
+}
+
+export function samplePoints(series: BlockSeries, limit: number): SampledPoint[] {
+  return sampleSeries(series, limit).points;
+}
+
+const isWhole = (block: PointBlock) => block.startStep >= block.lowStep && block.endStep <= block.highStep;
+
+function indexRange(reader: PointReader, block: PointBlock): [number, number] {
+  return [lowerBound(reader.count, reader.stepAt, block.lowStep), lowerBound(reader.count, reader.stepAt, block.highStep + 1)];
+}
+
+function countPoints(blocks: PointBlock[], read: (block: PointBlock) => PointReader): number {
+  let count = 0;
+  for (const block of blocks) {
+    if (isWhole(block)) count += block.count;
+    else {
+      const [i, j] = indexRange(read(block), block);
+      count += j - i;
+    }
+  }
+  return count;
+}
+
+function readAllPoints(blocks: PointBlock[], read: (block: PointBlock) => PointReader): SampledPoint[] {
+  const points: SampledPoint[] = [];
+  for (const block of blocks) {
+    const reader = read(block);
+    const [i, j] = indexRange(reader, block);
+    for (let k = i; k < j; k++) points.push(pointAt(reader, k));
+  }
+  return points;
+}
+
+function firstStepIn(block: PointBlock, read: (block: PointBlock) => PointReader): number {
+  if (block.startStep >= block.lowStep) return block.startStep;
+  const reader = read(block);
+  return reader.stepAt(indexRange(reader, block)[0]);
+}
+
+function lastStepIn(block: PointBlock, read: (block: PointBlock) => PointReader): number {
+  if (block.endStep <= block.highStep) return block.endStep;
+  const reader = read(block);
+  return reader.stepAt(indexRange(reader, block)[1] - 1);
+}
+
+/**
+ * count + 1 edges: bucket k holds steps [edges[k], edges[k + 1]). Steps are integers, and there
+ * are more points than buckets, so no bucket is narrower than one step.
+ */
+export function bucketEdgesOf(lo: number, hi: number, count: number): number[] {
+  const span = hi - lo + 1;
+  const edges = Array.from({ length: count }, (_, k) => lo + Math.floor((k / count) * span));
+  edges.push(hi + 1);
+  return edges;
+}
+
+/** Sweeps the blocks once, ascending: whole blocks within one bucket by their aggregates, other blocks point by point. */
+function bucketsOf(blocks: PointBlock[], edges: number[], read: (block: PointBlock) => PointReader): Bucket[] {
+  const buckets: Bucket[] = Array.from({ length: edges.length - 1 }, () => ({}));
+  let k = 0;
+  const bucketAt = (step: number) => {
+    while (step >= edges[k + 1]!) k++;
+    return buckets[k]!;
+  };
+  for (const block of blocks) {
+    if (isWhole(block)) {
+      const bucket = bucketAt(block.startStep);
+      if (block.endStep < edges[k + 1]!) {
+        addBlock(bucket, block);
+        continue;
+      }
+    }
+    const reader = read(block);
+    const [i, j] = indexRange(reader, block);
+    for (let p = i; p < j; p++) {
+      const step = reader.stepAt(p);
+      addPoint(bucketAt(step), { block, step, value: reader.valueAt(p) });
+    }
+  }
+  return buckets;
+}
+
+function addPoint(bucket: Bucket, pick: Pick): void {
+  bucket.first ??= pick;
+  bucket.last = pick;
+  const value = pick.value;
+  if (Number.isNaN(value)) bucket.nan ??= pick;
+  else if (value === Infinity) bucket.inf ??= pick;
+  else if (value === -Infinity) bucket.negInf ??= pick;
+  else {
+    // Points arrive ascending by step, so a strict comparison keeps the lowest step on ties.
+    if (!bucket.min || value < bucket.min.value) bucket.min = pick;
+    if (!bucket.max || value > bucket.max.value) bucket.max = pick;
+  }
+}
+
+function addBlock(bucket: Bucket, block: PointBlock): void {
+  // Only minimum and maximum compare values; the first and last points are found by step alone.
+  bucket.first ??= { block, step: block.startStep, value: Number.NaN };
+  bucket.last = { block, step: block.endStep, value: Number.NaN };
+  if (block.nanStep !== null) bucket.nan ??= { block, step: block.nanStep, value: Number.NaN };
+  if (block.infStep !== null) bucket.inf ??= { block, step: block.infStep, value: Infinity };
+  if (block.negInfStep !== null) bucket.negInf ??= { block, step: block.negInfStep, value: -Infinity };
+  if (block.min !== null && (!bucket.min || block.min < bucket.min.value)) {
+    bucket.min = { block, step: block.minStep!, value: block.min, time: block.minTime! };
+  }
+  if (block.max !== null && (!bucket.max || block.max > bucket.max.value)) {
+    bucket.max = { block, step: block.maxStep!, value: block.max, time: block.maxTime! };
+  }
+}
+
+/** The picks of every bucket, one per step, ascending; a single bucket over the limit keeps the first of KEPT. */
+function distinctPicks(buckets: Bucket[], limit: number): Pick[] {
+  const byStep = new Map<number, Pick>();
+  for (const bucket of buckets) {
+    const kept = KEPT.map((name) => bucket[name]).filter((pick): pick is Pick => pick !== undefined);
+    for (const pick of buckets.length === 1 ? kept.slice(0, limit) : kept) byStep.set(pick.step, pick);
+  }
+  return [...byStep.values()].sort((a, b) => a.step - b.step);
+}
+
+function pointAt(reader: PointReader, i: number): SampledPoint {
+  return { step: reader.stepAt(i), value: reader.valueAt(i), time: reader.timeAt(i) };
+}
+
+function pointAtStep(reader: PointReader, step: number): SampledPoint {
+  return pointAt(reader, lowerBound(reader.count, reader.stepAt, step));
+}
+
+/**
+ * BlockSeries over points already in memory (ascending by step), in blocks of `blockSize` points,
+ * restricted to steps in [lowStep, highStep].
+ */
+export function arraySeries(points: Point[], blockSize = 64, lowStep = -Infinity, highStep = Infinity): BlockSeries {
+  const readers = new Map<PointBlock, PointReader>();
+  const blocks: PointBlock[] = [];
+  for (let from = 0; from < points.length; from += blockSize) {
+    const part = points.slice(from, from + blockSize);
+    const steps = part.map((p) => p.step);
+    const block: PointBlock = {
+      startStep: steps[0]!,
+      endStep: steps[steps.length - 1]!,
+      count: part.length,
+      lowStep,
+      highStep,
+      ...blockExtremes(
+        steps,
+        part.map((p) => p.value),
+        part.map((p) => p.time),
+      ),
+    };
+    blocks.push(block);
+    readers.set(block, {
+      count: part.length,
+      stepAt: (i) => part[i]!.step,
+      valueAt: (i) => part[i]!.value,
+      timeAt: (i) => part[i]!.time,
+    });
+  }
+  return { blocks, read: (block) => readers.get(block)! };
 }
 
 /** The first index in [0, n) whose key is ≥ target (n when none), for keys ascending. */

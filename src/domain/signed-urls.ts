@@ -1,37 +1,63 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { DomainError } from "./errors.js";
 
-/** How long signed URLs stay valid (decisions §7). */
+/** How long signed URLs stay valid (docs/semantics.md, Ingest wire format: files). */
 export const UPLOAD_URL_TTL_MS = 60 * 60 * 1000;
 export const DOWNLOAD_URL_TTL_MS = 5 * 24 * 60 * 60 * 1000;
 
 export type SignedAction = "upload" | "download";
 
+/** The query parameters of a signed URL. */
 export interface Signature {
   expires: number;
+  /** ID of the API key whose request minted the URL. */
+  key: string;
   sig: string;
 }
 
 /**
- * Signs "<action>:<fileId>:<expires>" with HMAC-SHA256. The action is part of the message, so a
- * download URL can never be replayed as an upload URL; the expiry is, so it cannot be extended.
+ * Signs "<action>:<fileId>:<expires>:<keyId>" with HMAC-SHA256. The action is part of the message,
+ * so a download URL can never be replayed as an upload URL; the expiry is, so it cannot be
+ * extended; the minting key is, so the URL dies with that key (docs/decisions.md,
+ * "Hardening").
  */
-export function sign(secret: Buffer, action: SignedAction, fileId: number, expires: number): Signature {
-  return { expires, sig: mac(secret, action, fileId, expires).toString("base64url") };
+export function sign(secret: Buffer, action: SignedAction, fileId: number, expires: number, keyId: string): Signature {
+  return { expires, key: keyId, sig: mac(secret, action, fileId, expires, keyId) };
 }
 
-/** Throws FORBIDDEN (403) for a missing, tampered or expired signature. */
-export function verify(secret: Buffer, action: SignedAction, fileId: number, expires: unknown, sig: unknown, now: number): void {
+/**
+ * Throws FORBIDDEN (403) for a missing, tampered or expired signature; returns the ID of the minting
+ * key, which the caller must still find usable (checkMintingKey). The signature is compared as text
+ * with the one canonical base64url spelling: decoding first would accept other spellings of the
+ * same bytes (the unused low bits of the last character), so a changed URL would still work.
+ */
+export function verify(
+  secret: Buffer,
+  action: SignedAction,
+  fileId: number,
+  query: { expires?: unknown; key?: unknown; sig?: unknown },
+  now: number,
+): string {
+  const { expires, key, sig } = query;
   const expiry = typeof expires === "string" && /^\d{1,16}$/.test(expires) ? Number(expires) : NaN;
-  if (!Number.isFinite(expiry) || typeof sig !== "string") throw forbidden("signed URL is missing its expiry or signature");
-  const expected = mac(secret, action, fileId, expiry);
-  const given = Buffer.from(sig, "base64url");
+  if (!Number.isFinite(expiry) || typeof key !== "string" || typeof sig !== "string") {
+    throw forbidden("signed URL is missing its expiry, key or signature");
+  }
+  const given = Buffer.from(sig);
+  const expected = Buffer.from(mac(secret, action, fileId, expiry, key));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw forbidden("signed URL signature does not match");
   if (now > expiry) throw forbidden("signed URL has expired");
+  return key;
 }
 
-function mac(secret: Buffer, action: SignedAction, fileId: number, expires: number): Buffer {
-  return createHmac("sha256", secret).update(`${action}:${fileId}:${expires}`).digest();
+/** A signed URL works only while the key that minted it could still mint it: not revoked, not expired. */
+export function checkMintingKey(key: { expiresAt: number | null; revokedAt: number | null } | undefined, now: number): void {
+  if (!key || key.revokedAt !== null) throw forbidden("signed URL was made with an API key that has been revoked");
+  if (key.expiresAt !== null && key.expiresAt <= now) throw forbidden("signed URL was made with an API key that has expired");
+}
+
+function mac(secret: Buffer, action: SignedAction, fileId: number, expires: number, keyId: string): string {
+  return createHmac("sha256", secret).update(`${action}:${fileId}:${expires}:${keyId}`).digest("base64url");
 }
 
 const forbidden = (message: string) => new DomainError("FORBIDDEN", message);

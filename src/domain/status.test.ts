@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { isTerminal, RUN_STATUSES, shouldApplyStatus, type RunStatus } from "./status.js";
 
-// Spec §3 and decisions §6, written out independently of status.ts: FAILED > CANCELLED > TERMINATED > COMPLETED.
+// docs/semantics.md (Runs: status), written out independently of status.ts: FAILED > CANCELLED > TERMINATED > COMPLETED.
 const RANK: Record<RunStatus, number | undefined> = { RUNNING: undefined, COMPLETED: 1, TERMINATED: 2, CANCELLED: 3, FAILED: 4 };
 
 function expected(current: RunStatus, requested: RunStatus): boolean {
@@ -13,7 +13,8 @@ function expected(current: RunStatus, requested: RunStatus): boolean {
 }
 
 describe("shouldApplyStatus", () => {
-  it("covers all five statuses", () => assert.deepEqual([...RUN_STATUSES].sort(), ["CANCELLED", "COMPLETED", "FAILED", "RUNNING", "TERMINATED"]));
+  it("covers all five statuses", () =>
+    assert.deepEqual([...RUN_STATUSES].sort(), ["CANCELLED", "COMPLETED", "FAILED", "RUNNING", "TERMINATED"]));
 
   for (const current of RUN_STATUSES) {
     for (const requested of RUN_STATUSES) {

@@ -4,7 +4,7 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const STATUS_SOURCES = ["api", "resume", "stale"] as const;
 export type StatusSource = (typeof STATUS_SOURCES)[number];
 
-// Higher wins among terminal statuses written through the API (spec §3).
+// Higher wins among terminal statuses written through the API (docs/semantics.md, Runs: status).
 const TERMINAL_PRECEDENCE: Record<Exclude<RunStatus, "RUNNING">, number> = {
   COMPLETED: 1,
   TERMINATED: 2,
@@ -30,8 +30,11 @@ export function shouldApplyStatus(current: RunStatus, requested: RunStatus): boo
 }
 
 /** Status names accepted by run filters, including the aliases other trackers use. */
-export const STATUS_ALIASES: Record<string, RunStatus> = {
-  finished: "COMPLETED",
-  crashed: "FAILED",
-  killed: "TERMINATED",
-};
+export const STATUS_ALIASES: ReadonlyMap<string, RunStatus> = new Map([
+  ["finished", "COMPLETED"],
+  ["crashed", "FAILED"],
+  ["killed", "TERMINATED"],
+]);
+
+/** The status metadata of a run the stale-run monitor marked FAILED (docs/semantics.md, Runs: status). */
+export const STALE_STATUS_METADATA: { reason: string } = Object.freeze({ reason: "stale" });

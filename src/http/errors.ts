@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { DomainError, type ErrorCode } from "../domain/errors.js";
+import { storeUnavailability, type Unavailability } from "../store/unavailable.js";
 
 /** The one error catalogue: each domain error code and the HTTP status it answers with. */
 export const ERROR_STATUS: Record<ErrorCode, number> = {
@@ -20,16 +21,22 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
 };
 
 // Fastify's own errors that come from bad input, with the message clients should see.
-const FASTIFY_ERRORS: Record<string, (error: FastifyError) => [number, string]> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => [415, "unsupported content type: send application/json"],
-  FST_ERR_CTP_EMPTY_JSON_BODY: () => [400, "request body is empty but content type is application/json"],
-  FST_ERR_CTP_INVALID_JSON_BODY: (error) => [400, `malformed JSON body: ${error.message}`],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => [400, "content-length does not match the body"],
-};
+const FASTIFY_ERRORS = new Map<string, (error: FastifyError) => [number, string]>([
+  ["FST_ERR_CTP_INVALID_MEDIA_TYPE", () => [415, "unsupported content type: send application/json"]],
+  ["FST_ERR_CTP_EMPTY_JSON_BODY", () => [400, "request body is empty but content type is application/json"]],
+  ["FST_ERR_CTP_INVALID_JSON_BODY", (error) => [400, `malformed JSON body: ${error.message}`]],
+  ["FST_ERR_CTP_INVALID_CONTENT_LENGTH", () => [400, "content-length does not match the body"]],
+]);
 
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   if (error instanceof DomainError) {
     reply.status(ERROR_STATUS[error.code]).send({ error: error.message });
+    return;
+  }
+  const unavailable = storeUnavailability(error);
+  if (unavailable) {
+    request.log.warn({ err: error }, "store unavailable");
+    sendUnavailable(reply, unavailable);
     return;
   }
   if (error.validation) {
@@ -41,7 +48,7 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
     reply.status(413).send({ error: `request body is larger than the ${limit / (1024 * 1024)} MiB this route accepts` });
     return;
   }
-  const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
+  const known = FASTIFY_ERRORS.get(error.code);
   if (known) {
     const [status, message] = known(error);
     reply.status(status).send({ error: message });
@@ -55,13 +62,21 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   reply.status(500).send({ error: `internal error (request id ${request.id})` });
 }
 
+/** 503 STORE_UNAVAILABLE with the Retry-After the state calls for (busy store, full disk). */
+export function sendUnavailable(reply: FastifyReply, unavailable: Unavailability): FastifyReply {
+  return reply
+    .status(ERROR_STATUS.STORE_UNAVAILABLE)
+    .header("retry-after", String(unavailable.retryAfterSeconds))
+    .send({ error: unavailable.message });
+}
+
 /** Names the field: "body/tags must NOT have more than 50 items" → "tags: must NOT have more than 50 items". */
 function validationMessage(error: FastifyError): string {
   const first = error.validation![0]!;
   const path = first.instancePath.replace(/^\//, "").replaceAll("/", ".");
   const params = first.params as { missingProperty?: string; allowedValues?: unknown[] };
   if (params.missingProperty) {
-    return `${path ? path + "." : ""}${params.missingProperty}: is required (${error.validationContext ?? "body"})`;
+    return `${path ? `${path}.` : ""}${params.missingProperty}: is required (${error.validationContext ?? "body"})`;
   }
   const field = path || (error.validationContext ?? "body");
   const allowed = params.allowedValues ? ` (${params.allowedValues.join(", ")})` : "";

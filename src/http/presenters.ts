@@ -2,7 +2,7 @@ import { toIso, toIsoOrNull } from "../domain/time.js";
 import type { Alert, LogName, Run, StatusEvent } from "../store/store.js";
 import { runUrl } from "./urls.js";
 
-/** Run → the full details response (spec §2.2), with the fork fields of the by-ID variant. */
+/** Run → the full details response (docs/semantics.md, Runs: fields), with the fork fields of the by-ID variant. */
 export function toRunDetails(run: Run, logNames: LogName[], forks: Run[] = []) {
   return {
     id: run.id,
@@ -23,12 +23,18 @@ export function toRunDetails(run: Run, logNames: LogName[], forks: Run[] = []) {
     externalId: run.externalId,
     forkedFromRunId: run.forkedFromRunId,
     forkStep: run.forkStep,
-    forkChildren: forks.map((fork) => ({ id: fork.id, name: fork.name, displayId: fork.displayId, status: fork.status, forkStep: fork.forkStep })),
+    forkChildren: forks.map((fork) => ({
+      id: fork.id,
+      name: fork.name,
+      displayId: fork.displayId,
+      status: fork.status,
+      forkStep: fork.forkStep,
+    })),
     logNames,
   };
 }
 
-/** Run → the create/resume response (spec §4.20). */
+/** Run → the create/resume response (docs/semantics.md, Runs: create). */
 export function toRunReference(run: Run, orgSlug: string, base: string, resumed: boolean) {
   return {
     runId: run.id,

@@ -3,7 +3,7 @@ import type { Signature } from "../domain/signed-urls.js";
 
 /**
  * Absolute URLs start with the configured public URL, else with the scheme and Host of the
- * request (decisions §1), so links work behind a proxy that sets Host.
+ * request (docs/semantics.md, One process, one port), so links work behind a proxy that sets Host.
  */
 export function baseUrl(request: FastifyRequest, publicUrl: string): string {
   return publicUrl || `${request.protocol}://${request.host}`;
@@ -20,12 +20,16 @@ export function comparisonUrl(base: string, projectName: string, runIds: number[
 }
 
 /** A signed upload URL: the client PUTs the file's bytes there, without a key. */
-export function uploadUrl(base: string, fileId: number, { expires, sig }: Signature): string {
-  return `${base}/files/upload/${fileId}?expires=${expires}&sig=${sig}`;
+export function uploadUrl(base: string, fileId: number, signature: Signature): string {
+  return `${base}/files/upload/${fileId}?${signatureQuery(signature)}`;
 }
 
 /** A signed download URL; the file name ends the path so browsers save it under that name. */
-export function downloadUrl(base: string, fileId: number, fileName: string, { expires, sig }: Signature): string {
+export function downloadUrl(base: string, fileId: number, fileName: string, signature: Signature): string {
   const name = encodeURIComponent(fileName.split("/").at(-1)!);
-  return `${base}/files/download/${fileId}/${name}?expires=${expires}&sig=${sig}`;
+  return `${base}/files/download/${fileId}/${name}?${signatureQuery(signature)}`;
+}
+
+function signatureQuery({ expires, key, sig }: Signature): string {
+  return `expires=${expires}&key=${encodeURIComponent(key)}&sig=${sig}`;
 }

@@ -13,11 +13,16 @@ describe("decodeMetrics", () => {
     const acc = batch.series.find((s) => s.logName === "acc")!;
     assert.ok(Number.isNaN(acc.values[0]));
     assert.equal(acc.values[1], -Infinity);
-    assert.equal(batch.series.some((s) => s.logName === "n"), false);
+    assert.equal(
+      batch.series.some((s) => s.logName === "n"),
+      false,
+    );
   });
 
   it("keeps the last value sent for a step and orders steps", () => {
-    const batch = decodeMetrics('{"time":1,"step":5,"data":{"a":1}}\n{"time":2,"step":3,"data":{"a":2}}\n{"time":3,"step":5,"data":{"a":3}}');
+    const batch = decodeMetrics(
+      '{"time":1,"step":5,"data":{"a":1}}\n{"time":2,"step":3,"data":{"a":2}}\n{"time":3,"step":5,"data":{"a":3}}',
+    );
     assert.deepEqual(batch.series[0], { logName: "a", steps: [3, 5], values: [2, 3], times: [2, 3] });
     assert.equal(batch.pointCount, 2);
   });
@@ -25,12 +30,17 @@ describe("decodeMetrics", () => {
   it("rejects bad lines with their number", () => {
     const cases: [string, RegExp][] = [
       ['{"time":1,"step":-1,"data":{}}', /line 1: step/],
+      ['{"time":1,"step":9007199254740992,"data":{}}', /line 1: step must be an integer from 0 to 9007199254740991/],
+      ['{"time":1,"step":1e300,"data":{}}', /line 1: step/],
       ['{"time":1,"step":1.5,"data":{}}', /line 1: step/],
       ['{"time":1,"data":{}}', /line 1: step/],
       ['{"step":1,"data":{}}', /line 1: time/],
       ['{"time":1,"step":1,"data":[1]}', /line 1: data must be an object/],
       ['{"time":1,"step":1,"data":{"a":"x"}}', /line 1: data.a must be a number/],
       ['{"time":1,"step":1,"data":{"a":true}}', /line 1: data.a must be a number/],
+      ...["constructor", "__proto__", "valueOf", "toString", "hasOwnProperty", "nan", "inf", "-inf", "+Infinity"].map(
+        (spelling): [string, RegExp] => [`{"time":1,"step":1,"data":{"a":"${spelling}"}}`, /line 1: data.a must be a number/],
+      ),
       ['{"time":1,"step":1,"data":{"":1}}', /line 1: metric names/],
       [`{"time":1,"step":1,"data":{"${"x".repeat(256)}":1}}`, /line 1: metric names/],
     ];
@@ -38,6 +48,11 @@ describe("decodeMetrics", () => {
       assert.throws(() => decodeMetrics(body), message);
       assert.throws(() => decodeMetrics(`{"time":1,"step":0,"data":{"ok":1}}\n${body}`), /^.*line 2: /);
     }
+  });
+
+  it("accepts the largest exact step", () => {
+    const batch = decodeMetrics('{"time":1,"step":9007199254740991,"data":{"a":1}}');
+    assert.deepEqual(batch.series[0]!.steps, [Number.MAX_SAFE_INTEGER]);
   });
 
   it("caps the number of metrics per line", () => {
@@ -59,6 +74,30 @@ describe("decodeConsoleLines and decodeDataRows", () => {
     assert.deepEqual(lines, [{ time: 1, message: "a\r\tb ✓", lineNumber: 3, logType: "ERROR", step: null }]);
     assert.throws(() => decodeConsoleLines('{"time":1,"message":"x","lineNumber":1,"logType":"LOUD"}'), /line 1: logType/);
     assert.throws(() => decodeConsoleLines('{"time":1,"message":5,"lineNumber":1,"logType":"INFO"}'), /line 1: message/);
+  });
+
+  it("refuses line numbers and steps a double cannot hold exactly, naming the line and the field", () => {
+    const console = (fields: string) =>
+      `{"time":1,"message":"ok","lineNumber":1,"logType":"INFO"}\n{"time":1,"message":"x","logType":"INFO",${fields}}`;
+    const cases: [string, RegExp][] = [
+      ['"lineNumber":9007199254740993', /line 2: lineNumber must be an integer from 0 to 9007199254740991$/],
+      ['"lineNumber":9007199254740992', /line 2: lineNumber/],
+      ['"lineNumber":1e300', /line 2: lineNumber/],
+      ['"lineNumber":1.5', /line 2: lineNumber/],
+      ['"lineNumber":-1', /line 2: lineNumber/],
+      ['"lineNumber":"1"', /line 2: lineNumber/],
+      ['"lineNumber":1,"step":1e300', /line 2: step must be an integer from 0/],
+      ['"lineNumber":1,"step":9007199254740993', /line 2: step/],
+      ['"lineNumber":1,"step":0.5', /line 2: step/],
+    ];
+    for (const [fields, message] of cases) assert.throws(() => decodeConsoleLines(console(fields)), message, fields);
+    const top = decodeConsoleLines('{"time":1,"message":"x","lineNumber":9007199254740991,"logType":"INFO","step":9007199254740991}');
+    assert.deepEqual([top[0]!.lineNumber, top[0]!.step], [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]);
+
+    const row = (step: string) => `{"time":1,"step":${step},"logName":"h","dataType":"t","data":""}`;
+    for (const step of ["1e300", "9007199254740993", "2.5", "-1"]) {
+      assert.throws(() => decodeDataRows(`${row("0")}\n${row(step)}`), /line 2: step must be an integer from 0/, step);
+    }
   });
 
   it("decodes data rows", () => {

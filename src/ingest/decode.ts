@@ -6,26 +6,26 @@ import { parseNdjson } from "./ndjson.js";
 /** A run can log thousands of metrics per step (per-layer norms); beyond this a line is a mistake. */
 export const MAX_METRICS_PER_LINE = 10_000;
 export const MAX_LOG_NAME_LENGTH = 255;
-const MAX_STEP = Number.MAX_SAFE_INTEGER;
 const MAX_EPOCH_MS = 8_640_000_000_000_000;
-
 
 export interface MetricBatch {
   series: MetricSeries[];
   pointCount: number;
 }
 
-const NON_FINITE: Record<string, number> = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity };
+/** The only spellings of a non-finite metric value; a Map, so a name like "constructor" finds nothing. */
+const NON_FINITE = new Map<string, number>([
+  ["NaN", NaN],
+  ["Infinity", Infinity],
+  ["-Infinity", -Infinity],
+]);
 
 /** Decodes and validates a whole `/ingest/metrics` body; throws on the first bad line, naming it. */
 export function decodeMetrics(body: string): MetricBatch {
   const byName = new Map<string, MetricSeries>();
   parseNdjson(body, (line, n) => {
     const time = epochMs(line.time, n);
-    const step = line.step;
-    if (typeof step !== "number" || !Number.isInteger(step) || step < 0 || step > MAX_STEP) {
-      throw invalidInput(`line ${n}: step must be an integer ≥ 0`);
-    }
+    const step = exactCount(line.step, "step", n);
     const data = line.data;
     if (typeof data !== "object" || data === null || Array.isArray(data)) throw invalidInput(`line ${n}: data must be an object`);
     let keys = 0;
@@ -33,7 +33,7 @@ export function decodeMetrics(body: string): MetricBatch {
       if (++keys > MAX_METRICS_PER_LINE) throw invalidInput(`line ${n}: more than ${MAX_METRICS_PER_LINE} metrics`);
       const raw = (data as Record<string, unknown>)[logName];
       if (raw === null) continue;
-      const value = typeof raw === "number" ? raw : typeof raw === "string" ? NON_FINITE[raw] : undefined;
+      const value = typeof raw === "number" ? raw : typeof raw === "string" ? NON_FINITE.get(raw) : undefined;
       if (value === undefined) throw invalidInput(`line ${n}: data.${logName} must be a number, null, NaN, Infinity or -Infinity`);
       let series = byName.get(logName);
       if (!series) {
@@ -81,6 +81,18 @@ function checkLogName(logName: string, n: number): void {
   }
 }
 
+/**
+ * A step or line number: an integer from 0 to 2^53 − 1. Beyond that a double cannot tell neighbouring
+ * integers apart (JSON.parse reads 9007199254740993 as …992, which is no longer a safe integer), so two
+ * different lines or steps would be stored as one.
+ */
+function exactCount(value: unknown, field: string, n: number): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    throw invalidInput(`line ${n}: ${field} must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}`);
+  }
+  return value;
+}
+
 function epochMs(value: unknown, n: number): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > MAX_EPOCH_MS) {
     throw invalidInput(`line ${n}: time must be epoch milliseconds ≥ 0`);
@@ -88,37 +100,43 @@ function epochMs(value: unknown, n: number): number {
   return Math.round(value);
 }
 
-
 /** Console lines are kept verbatim (`\r`, tabs, Unicode); 1 MiB per message keeps a runaway print bounded. */
 const MAX_MESSAGE_LENGTH = 1024 * 1024;
 
 export function decodeConsoleLines(body: string): ConsoleLine[] {
   const lines: ConsoleLine[] = [];
   parseNdjson(body, (line, n) => {
-    const { message, lineNumber, logType, step } = line;
-    if (typeof message !== "string" || message.length > MAX_MESSAGE_LENGTH) throw invalidInput(`line ${n}: message must be a string of at most ${MAX_MESSAGE_LENGTH} characters`);
-    if (typeof lineNumber !== "number" || !Number.isInteger(lineNumber) || lineNumber < 0) throw invalidInput(`line ${n}: lineNumber must be an integer ≥ 0`);
+    const { message, logType, step } = line;
+    if (typeof message !== "string" || message.length > MAX_MESSAGE_LENGTH)
+      throw invalidInput(`line ${n}: message must be a string of at most ${MAX_MESSAGE_LENGTH} characters`);
+    const lineNumber = exactCount(line.lineNumber, "lineNumber", n);
     if (typeof logType !== "string" || !(CONSOLE_LOG_TYPES as readonly string[]).includes(logType)) {
       throw invalidInput(`line ${n}: logType must be one of ${CONSOLE_LOG_TYPES.join(", ")}`);
     }
-    if (step != null && (typeof step !== "number" || !Number.isInteger(step) || step < 0)) throw invalidInput(`line ${n}: step must be an integer ≥ 0`);
-    lines.push({ time: epochMs(line.time, n), message, lineNumber, logType: logType as ConsoleLogType, step: (step as number | null | undefined) ?? null });
+    lines.push({
+      time: epochMs(line.time, n),
+      message,
+      lineNumber,
+      logType: logType as ConsoleLogType,
+      step: step == null ? null : exactCount(step, "step", n),
+    });
   });
   return lines;
 }
-
 
 const MAX_DATA_LENGTH = 16 * 1024 * 1024;
 
 export function decodeDataRows(body: string): DataRow[] {
   const rows: DataRow[] = [];
   parseNdjson(body, (line, n) => {
-    const { step, logName, dataType, data } = line;
-    if (typeof step !== "number" || !Number.isInteger(step) || step < 0) throw invalidInput(`line ${n}: step must be an integer ≥ 0`);
+    const { logName, dataType, data } = line;
+    const step = exactCount(line.step, "step", n);
     if (typeof logName !== "string") throw invalidInput(`line ${n}: logName must be a string`);
     checkLogName(logName, n);
-    if (typeof dataType !== "string" || dataType === "" || dataType.length > 64) throw invalidInput(`line ${n}: dataType must be a non-empty string`);
-    if (typeof data !== "string" || data.length > MAX_DATA_LENGTH) throw invalidInput(`line ${n}: data must be a string of at most ${MAX_DATA_LENGTH} characters`);
+    if (typeof dataType !== "string" || dataType === "" || dataType.length > 64)
+      throw invalidInput(`line ${n}: dataType must be a non-empty string`);
+    if (typeof data !== "string" || data.length > MAX_DATA_LENGTH)
+      throw invalidInput(`line ${n}: data must be a string of at most ${MAX_DATA_LENGTH} characters`);
     rows.push({ time: epochMs(line.time, n), step, logName, dataType, data });
   });
   return rows;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { DomainError } from "../domain/errors.js";
+import type { DomainError } from "../domain/errors.js";
 import { parseNdjson, quoteNonFiniteTokens } from "./ndjson.js";
 
 const collect = (body: string) => {
@@ -20,16 +20,25 @@ describe("quoteNonFiniteTokens", () => {
 describe("parseNdjson", () => {
   it("skips blank lines, counts a final line without newline, and numbers lines from 1", () => {
     const lines = collect('{"a":1}\n\n  \n{"a":2}');
-    assert.deepEqual(lines, [[{ a: 1 }, 1], [{ a: 2 }, 4]]);
+    assert.deepEqual(lines, [
+      [{ a: 1 }, 1],
+      [{ a: 2 }, 4],
+    ]);
   });
 
   it("names the bad line", () => {
-    assert.throws(() => collect('{"a":1}\n{"a":'), (error: DomainError) => error.code === "INVALID_INPUT" && error.message.startsWith("line 2:"));
+    assert.throws(
+      () => collect('{"a":1}\n{"a":'),
+      (error: DomainError) => error.code === "INVALID_INPUT" && error.message.startsWith("line 2:"),
+    );
     assert.throws(() => collect('{"a":1}\n[1]'), /line 2: must be a JSON object/);
     assert.throws(() => collect("null"), /line 1: must be a JSON object/);
   });
 
   it("accepts CRLF line endings", () => {
-    assert.deepEqual(collect('{"a":1}\r\n{"a":2}\r\n').map(([v]) => v), [{ a: 1 }, { a: 2 }]);
+    assert.deepEqual(
+      collect('{"a":1}\r\n{"a":2}\r\n').map(([v]) => v),
+      [{ a: 1 }, { a: 2 }],
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { invalidInput } from "../domain/errors.js";
+import { checkJsonDepth } from "../domain/json-depth.js";
 
 /** 4 MiB per line keeps one bad client line from costing more than a few milliseconds to reject. */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -29,6 +30,7 @@ export function parseNdjson(body: string, onLine: (value: Record<string, unknown
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       throw invalidInput(`line ${lineNumber}: must be a JSON object`);
     }
+    checkJsonDepth(value, `line ${lineNumber}`);
     onLine(value as Record<string, unknown>, lineNumber);
   }
 }
@@ -54,7 +56,7 @@ export function quoteNonFiniteTokens(line: string): string {
     if (ch !== 45 /* - */ && ch !== 73 /* I */ && ch !== 78 /* N */) continue;
     const token = TOKENS.find((t) => line.startsWith(t, i));
     if (!token) continue;
-    out += line.slice(copied, i) + `"${token}"`;
+    out += `${line.slice(copied, i)}"${token}"`;
     i += token.length - 1;
     copied = i + 1;
   }

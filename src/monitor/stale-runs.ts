@@ -1,28 +1,63 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../domain/time.js";
 import type { Store } from "../store/store.js";
 
 export interface StaleRunMonitor {
-  /** One sweep now; returns how many runs were marked FAILED. */
-  sweep(): Promise<number>;
-  stop(): void;
+  /**
+   * One round now: takes or renews the sweeper lease and, holding it, sweeps. Returns how many runs
+   * were marked FAILED, or null when another process holds the lease (and sweeps instead).
+   */
+  sweep(): Promise<number | null>;
+  /** Stops the timer and gives the lease up, so another process takes over at its next round. */
+  stop(): Promise<void>;
+}
+
+/** The lease that makes one process at a time the sweeper of a store. */
+export const SWEEPER_LEASE = "stale-run-sweeper";
+
+/**
+ * How often a monitor runs a round: every quarter of the threshold, at most once a minute (so a
+ * run is failed at most ~25% late), at least once a second. The lease lasts three rounds: a
+ * holder that misses one round (a long pause) keeps it; one that crashed is replaced after at
+ * most three rounds, plus one round of the taker's.
+ */
+export function sweepSchedule(staleAfterMs: number): { intervalMs: number; leaseTtlMs: number } {
+  const intervalMs = Math.min(Math.max(staleAfterMs / 4, 1000), 60_000);
+  return { intervalMs, leaseTtlMs: 3 * intervalMs };
 }
 
 /**
- * Marks RUNNING runs without a heartbeat for `staleAfterMs` as FAILED (decisions §6). Sweeps
- * every quarter of the threshold, at most once a minute, so a run is failed at most ~25% late.
+ * Marks RUNNING runs without a heartbeat for `staleAfterMs` as FAILED (docs/semantics.md, Runs: heartbeats).
+ * Every process runs a monitor; the lease in the store lets exactly one of them sweep at a time
+ * (docs/architecture.md, "Several processes on one store"). Heartbeats live in the store, so the
+ * sweeper sees those every process received.
  */
 export function startStaleRunMonitor(store: Store, clock: Clock, staleAfterMs: number, log: FastifyBaseLogger): StaleRunMonitor {
+  if (staleAfterMs === 0) return { sweep: async () => 0, stop: async () => {} };
+  // Names the process, so an operator reading the leases table sees which one sweeps; unique per monitor.
+  const holderId = `${hostname()}/${process.pid}/${randomUUID()}`;
+  const { intervalMs, leaseTtlMs } = sweepSchedule(staleAfterMs);
   const sweep = async () => {
     const now = clock.now();
+    if (!(await store.tryAcquireLease(SWEEPER_LEASE, holderId, now, leaseTtlMs))) return null;
     const marked = await store.failStaleRuns(now - staleAfterMs, now);
     if (marked > 0) log.info({ marked }, "marked stale runs as FAILED");
     return marked;
   };
-  if (staleAfterMs === 0) return { sweep: async () => 0, stop: () => {} };
   const timer = setInterval(() => {
     sweep().catch((error: unknown) => log.error({ err: error }, "stale run sweep failed"));
-  }, Math.min(Math.max(staleAfterMs / 4, 1000), 60_000));
+  }, intervalMs);
   timer.unref();
-  return { sweep, stop: () => clearInterval(timer) };
+  return {
+    sweep,
+    async stop() {
+      clearInterval(timer);
+      // A store that cannot answer now must not stop the shutdown: the lease then simply expires.
+      await store
+        .releaseLease(SWEEPER_LEASE, holderId)
+        .catch((error: unknown) => log.warn({ err: error }, "could not release the sweeper lease"));
+    },
+  };
 }

@@ -1,13 +1,18 @@
 import { generateApiKey } from "../domain/api-keys.js";
-import { invalidInput } from "../domain/errors.js";
+import { DomainError, invalidInput } from "../domain/errors.js";
 import type { Clock } from "../domain/time.js";
 import type { ApiKeyRecord, Organization, Store } from "../store/store.js";
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** Creates an organization with its first user and API key; the key is returned once, never stored. */
-export async function createOrganizationWithKey(store: Store, slug: string, clock: Clock): Promise<{ organization: Organization; key: string; record: ApiKeyRecord }> {
-  if (!SLUG.test(slug)) throw invalidInput(`slug: '${slug}' must be 1-63 lowercase letters, digits or '-', starting with a letter or digit`);
+export async function createOrganizationWithKey(
+  store: Store,
+  slug: string,
+  clock: Clock,
+): Promise<{ organization: Organization; key: string; record: ApiKeyRecord }> {
+  if (!SLUG.test(slug))
+    throw invalidInput(`slug: '${slug}' must be 1-63 lowercase letters, digits or '-', starting with a letter or digit`);
   const now = clock.now();
   const organization = await store.createOrganization(slug, now);
   const user = await store.createUser(organization.id, "admin", now);
@@ -24,5 +29,11 @@ export async function issueKey(store: Store, orgId: string, userId: string, name
 /** First start on an empty data directory: organization `default` and its key. Returns the key, or undefined when set up already. */
 export async function bootstrap(store: Store, clock: Clock): Promise<string | undefined> {
   if ((await store.listOrganizations()).length > 0) return undefined;
-  return (await createOrganizationWithKey(store, "default", clock)).key;
+  try {
+    return (await createOrganizationWithKey(store, "default", clock)).key;
+  } catch (error) {
+    // Another process starting on the same empty store created it first; that process prints the key.
+    if (error instanceof DomainError && error.code === "CONFLICT") return undefined;
+    throw error;
+  }
 }

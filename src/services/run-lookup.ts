@@ -46,7 +46,7 @@ export async function resolveRunReference(store: Store, orgId: string, ref: RunR
 }
 
 /**
- * The run of a read that names its project (decisions §8): an unknown project is a 404 naming
+ * The run of a read that names its project (docs/semantics.md, Reads): an unknown project is a 404 naming
  * the project; a run of another project or organization is a 404 naming the run.
  */
 export async function getRunInProject(store: Store, orgId: string, runId: number, projectName: string): Promise<Run> {

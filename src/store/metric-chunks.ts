@@ -1,3 +1,6 @@
+import { blockExtremes, type BlockExtremes, type PointReader } from "../domain/sampling.js";
+import { momentsOf, type Moments } from "../domain/summaries.js";
+
 /**
  * Metric points are stored in chunks: the points of one metric over a step range, as four
  * little-endian float64 columns (step, value, client time, server write time). One SQL row per
@@ -20,34 +23,64 @@ export const MAX_CHUNK_POINTS = 512;
 /** Appends smaller than this are merged into the last chunk, so slow loggers do not make one row per point. */
 export const SMALL_CHUNK_POINTS = 128;
 
-/** What a chunk row records about its points (finite values only in count/sum/min/max/last). */
-export interface ChunkAggregates {
-  finiteCount: number;
-  sum: number;
-  sumSq: number;
-  min: number | null;
-  minStep: number | null;
-  max: number | null;
-  maxStep: number | null;
+/**
+ * What a chunk row records about its points: finite values only in count/mean/stddev/min/max/last;
+ * the client time of the extremes and the first step of each non-finite kind, so sampling can show
+ * them without reading the points.
+ */
+export interface ChunkAggregates extends Moments, BlockExtremes {
   lastValue: number | null;
   lastValueStep: number | null;
 }
 
 /** Aggregates of points [from, to); on ties the minimum and maximum keep their lowest step. */
 export function aggregateChunk(columns: PointColumns, from = 0, to = columns.steps.length): ChunkAggregates {
-  const a: ChunkAggregates = { finiteCount: 0, sum: 0, sumSq: 0, min: null, minStep: null, max: null, maxStep: null, lastValue: null, lastValueStep: null };
-  for (let i = from; i < to; i++) {
-    const value = columns.values[i]!;
-    if (!Number.isFinite(value)) continue;
-    const step = columns.steps[i]!;
-    a.finiteCount++;
-    a.sum += value;
-    a.sumSq += value * value;
-    if (a.min === null || value < a.min) [a.min, a.minStep] = [value, step];
-    if (a.max === null || value > a.max) [a.max, a.maxStep] = [value, step];
-    [a.lastValue, a.lastValueStep] = [value, step];
-  }
-  return a;
+  let last = to - 1;
+  while (last >= from && !Number.isFinite(columns.values[last]!)) last--;
+  return {
+    ...momentsOf(columns.values, from, to),
+    ...blockExtremes(columns.steps, columns.values, columns.times, from, to),
+    lastValue: last >= from ? columns.values[last]! : null,
+    lastValueStep: last >= from ? columns.steps[last]! : null,
+  };
+}
+
+/** The aggregate columns of a chunk row, in the order aggregateValues lists their values; both backends write them so. */
+export const CHUNK_AGGREGATE_COLUMNS = [
+  "finite_count",
+  "mean",
+  "stddev",
+  "min",
+  "min_step",
+  "min_time",
+  "max",
+  "max_step",
+  "max_time",
+  "last_value",
+  "last_value_step",
+  "nan_step",
+  "inf_step",
+  "neg_inf_step",
+] as const;
+
+/** A chunk's aggregates as the values of CHUNK_AGGREGATE_COLUMNS, in that order. */
+export function aggregateValues(a: ChunkAggregates): (number | null)[] {
+  return [
+    a.count,
+    a.mean,
+    a.stddev,
+    a.min,
+    a.minStep,
+    a.minTime,
+    a.max,
+    a.maxStep,
+    a.maxTime,
+    a.lastValue,
+    a.lastValueStep,
+    a.nanStep,
+    a.infStep,
+    a.negInfStep,
+  ];
 }
 
 export function encodeChunk(columns: PointColumns, from = 0, to = columns.steps.length): Buffer {
@@ -60,10 +93,15 @@ export function encodeChunk(columns: PointColumns, from = 0, to = columns.steps.
   return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
 }
 
-export function decodeChunk(blob: Uint8Array, count: number): PointColumns {
-  // Copied into a fresh buffer: SQLite blobs are not 8-byte aligned, which Float64Array views need.
+/** The chunk's 4 × count float64s in a fresh buffer: Float64Array views need 8-byte alignment, which a blob may lack. */
+function alignedCopy(blob: Uint8Array, count: number): Float64Array {
   const all = new Float64Array(count * 4);
   new Uint8Array(all.buffer).set(blob.subarray(0, count * 32));
+  return all;
+}
+
+export function decodeChunk(blob: Uint8Array, count: number): PointColumns {
+  const all = alignedCopy(blob, count);
   return {
     steps: all.subarray(0, count),
     values: all.subarray(count, 2 * count),
@@ -73,24 +111,20 @@ export function decodeChunk(blob: Uint8Array, count: number): PointColumns {
 }
 
 /**
- * Reads single points of an encoded chunk in place. Sampling touches a few points of many chunks,
- * so copying each chunk into aligned arrays (decodeChunk) would cost more than the look-ups.
+ * Reads the points of an encoded chunk in place, without copying it into four columns
+ * (decodeChunk): sampling reads a few points of many chunks. The blob is viewed as float64s
+ * directly when it is 8-byte aligned (better-sqlite3 gives each blob of this size its own
+ * allocation), else copied once.
  */
-export interface ChunkView {
-  count: number;
-  stepAt(i: number): number;
-  valueAt(i: number): number;
-  timeAt(i: number): number;
-  writtenAt(i: number): number;
-}
+export type ChunkView = PointReader;
 
 export function viewChunk(blob: Buffer, count: number): ChunkView {
+  const doubles = blob.byteOffset % 8 === 0 ? new Float64Array(blob.buffer, blob.byteOffset, count * 4) : alignedCopy(blob, count);
   return {
     count,
-    stepAt: (i) => blob.readDoubleLE(i * 8),
-    valueAt: (i) => blob.readDoubleLE((count + i) * 8),
-    timeAt: (i) => blob.readDoubleLE((2 * count + i) * 8),
-    writtenAt: (i) => blob.readDoubleLE((3 * count + i) * 8),
+    stepAt: (i) => doubles[i]!,
+    valueAt: (i) => doubles[count + i]!,
+    timeAt: (i) => doubles[2 * count + i]!,
   };
 }
 
@@ -102,7 +136,12 @@ export function columnsOf(steps: number[], values: number[], times: number[], wr
 
 export function concatColumns(parts: PointColumns[]): PointColumns {
   const n = parts.reduce((sum, part) => sum + part.steps.length, 0);
-  const out: PointColumns = { steps: new Float64Array(n), values: new Float64Array(n), times: new Float64Array(n), writtenAt: new Float64Array(n) };
+  const out: PointColumns = {
+    steps: new Float64Array(n),
+    values: new Float64Array(n),
+    times: new Float64Array(n),
+    writtenAt: new Float64Array(n),
+  };
   let offset = 0;
   for (const part of parts) {
     out.steps.set(part.steps, offset);
@@ -125,9 +164,17 @@ export interface PointDelta {
  * a stored one at the same step. A point re-sent with the same value (a client retry) appears in
  * neither delta, so retries cost the summary nothing.
  */
-export function mergeColumns(stored: PointColumns, incoming: PointColumns): { merged: PointColumns; removed: PointDelta; added: PointDelta } {
+export function mergeColumns(
+  stored: PointColumns,
+  incoming: PointColumns,
+): { merged: PointColumns; removed: PointDelta; added: PointDelta } {
   const n = stored.steps.length + incoming.steps.length;
-  const merged: PointColumns = { steps: new Float64Array(n), values: new Float64Array(n), times: new Float64Array(n), writtenAt: new Float64Array(n) };
+  const merged: PointColumns = {
+    steps: new Float64Array(n),
+    values: new Float64Array(n),
+    times: new Float64Array(n),
+    writtenAt: new Float64Array(n),
+  };
   const removed: PointDelta = { steps: [], values: [] };
   const added: PointDelta = { steps: [], values: [] };
   let size = 0;
@@ -160,7 +207,12 @@ export function mergeColumns(stored: PointColumns, incoming: PointColumns): { me
     take(incoming, j++);
   }
   return {
-    merged: { steps: merged.steps.subarray(0, size), values: merged.values.subarray(0, size), times: merged.times.subarray(0, size), writtenAt: merged.writtenAt.subarray(0, size) },
+    merged: {
+      steps: merged.steps.subarray(0, size),
+      values: merged.values.subarray(0, size),
+      times: merged.times.subarray(0, size),
+      writtenAt: merged.writtenAt.subarray(0, size),
+    },
     removed,
     added,
   };

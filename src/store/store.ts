@@ -1,9 +1,11 @@
 import type { Json } from "../domain/merge.js";
 import type { ConsoleLogType } from "../domain/console-logs.js";
+import type { Page, PageRequest } from "../domain/paging.js";
 import type { RunStatus, StatusSource } from "../domain/status.js";
 import type { ColumnSort } from "../domain/run-list.js";
 import type { MetricSummaryState } from "../domain/summaries.js";
-import type { Point } from "../domain/sampling.js";
+import type { Point, SampledPoint } from "../domain/sampling.js";
+import type { CopyRow, CopyValue } from "./copy-tables.js";
 
 /**
  * The storage contract. Every backend (SQLite now, PostgreSQL next) implements it and passes
@@ -19,7 +21,7 @@ export interface Store {
   ping(): Promise<void>;
   close(): Promise<void>;
 
-  // Organizations, users and API keys (decisions §3).
+  // Organizations, users and API keys (docs/semantics.md).
   createOrganization(slug: string, now: number): Promise<Organization>;
   listOrganizations(): Promise<Organization[]>;
   getOrganizationBySlug(slug: string): Promise<Organization | undefined>;
@@ -30,6 +32,8 @@ export interface Store {
   createApiKey(input: NewApiKey): Promise<ApiKeyRecord>;
   /** The key with its organization, whatever its expiry or revocation (the caller tells those apart). */
   getApiKeyByHash(keyHash: string): Promise<(ApiKeyRecord & { orgSlug: string }) | undefined>;
+  /** A key by its ID, revoked or not (signed file URLs name the key that minted them). */
+  getApiKey(keyId: string): Promise<ApiKeyRecord | undefined>;
   listApiKeys(orgId: string): Promise<ApiKeyRecord[]>;
   /** Soft delete. Returns the key as revoked, or undefined when no such key exists. Revoking twice keeps the first time. */
   revokeApiKey(keyId: string, now: number): Promise<ApiKeyRecord | undefined>;
@@ -37,6 +41,30 @@ export interface Store {
   // Projects.
   listProjects(orgId: string): Promise<Project[]>;
   getProjectByName(orgId: string, name: string): Promise<Project | undefined>;
+
+  // MLflow's protocol (docs/api.md, "MLflow's REST API"): experiments are projects, runs are runs.
+  /** Creates an empty project; throws CONFLICT when the organization has one of that name. */
+  createProject(orgId: string, name: string, now: number): Promise<Project>;
+  getProject(orgId: string, projectId: number): Promise<Project | undefined>;
+  /**
+   * Reads the project's MLflow state under a lock, applies `change` (a pure rule, which may throw a
+   * DomainError: then nothing is written) and stores the result. A name taken by another project
+   * throws CONFLICT. Returns the updated project, or undefined when it does not exist in the organization.
+   */
+  updateProjectMlflow(
+    orgId: string,
+    projectId: number,
+    change: (state: ProjectMlflowState) => ProjectMlflowState,
+    now: number,
+  ): Promise<Project | undefined>;
+  /** A run by its MLflow run ID (32 lowercase hex digits, stable, given to every run at creation). */
+  getRunByMlflowId(orgId: string, mlflowId: string): Promise<Run | undefined>;
+  /** As updateProjectMlflow, for a run's name, config (MLflow's params), MLflow tags, inputs and lifecycle. */
+  updateRunMlflow(orgId: string, runId: number, change: (state: RunMlflowState) => RunMlflowState, now: number): Promise<Run | undefined>;
+  /** Every run of the project with what MLflow's run search filters and sorts on, newest first. */
+  listMlflowCandidates(orgId: string, projectId: number): Promise<MlflowCandidate[]>;
+  /** Removes a file's record (its bytes are the caller's to remove); false when no such file is in the organization. */
+  deleteFile(orgId: string, fileId: number): Promise<boolean>;
 
   // Runs.
   /**
@@ -56,7 +84,11 @@ export interface Store {
   listRunCandidates(orgId: string, projectId: number, narrowing: RunNarrowing): Promise<RunCandidate[]>;
   /** The runs forked from a run (its children in the fork lineage), oldest first. */
   listForks(orgId: string, runId: number): Promise<Run[]>;
-  /** Runs by ID, in the order asked; IDs unknown in the organization are left out. */
+  /**
+   * Runs by ID in one call, however many (routes answering many runs use this, never a getRun per
+   * run). In the order asked; an ID asked twice comes twice; IDs unknown in the organization are
+   * left out, so the result may be shorter than the list. An empty list gives an empty result.
+   */
   getRuns(orgId: string, runIds: number[]): Promise<Run[]>;
   getRunByExternalId(orgId: string, projectName: string, externalId: string): Promise<Run | undefined>;
   /** Runs whose display ID is `<prefix>-<number>`, in every project of the organization or in one. */
@@ -91,39 +123,53 @@ export interface Store {
    */
   failStaleRuns(cutoff: number, now: number): Promise<number>;
 
-  // Ingest (decisions §7). Each call is one transaction: a batch is stored whole or not at all,
-  // and counts as a heartbeat of the run. Each returns undefined for an unknown run.
+  // Ingest (docs/semantics.md, Ingest wire format). Each call is one transaction: a batch is stored whole or not at all,
+  // and counts as a heartbeat of the run and as activity: the run's updatedAt becomes `now`, and its project's too when
+  // older than PROJECT_ACTIVITY_RESOLUTION_MS (src/domain/time.ts). Each returns undefined for an unknown run.
   /**
    * Stores metric points, a point being (run, logName, step): a step sent again replaces its
    * value (last write wins). Updates the per-metric summaries in the same transaction and adds
    * new metric names to the run's log names (type METRIC). Returns the number of points stored.
    */
   appendMetricPoints(orgId: string, runId: number, series: MetricSeries[], now: number): Promise<number | undefined>;
-  /** Console lines, one per (run, logType, lineNumber): a re-sent line replaces, never duplicates. */
+  /**
+   * Console lines, one per (run, logType, lineNumber, time) (src/domain/console-logs.ts): a re-sent
+   * line replaces the stored one, never duplicates it; another process's line with the same number is kept.
+   */
   appendConsoleLines(orgId: string, runId: number, lines: ConsoleLine[], now: number): Promise<number | undefined>;
   /** Data rows, one per (run, logName, step); names are added to the run's log names by data type. */
   appendDataRows(orgId: string, runId: number, rows: DataRow[], now: number): Promise<number | undefined>;
 
-  // Metric reads (decisions §6). A forked run's series include its lineage's points up to the
+  // Metric reads (docs/semantics.md, Metrics). A forked run's series include its lineage's points up to the
   // fork step (and below the run's own first point of that metric), without copies.
   /** Live summaries of every metric of the run, inherited points included, by name. */
   listMetricSummaries(orgId: string, runId: number, filter?: { logName?: string; logGroup?: string }): Promise<MetricSummary[]>;
   /** The points of one metric with stepMin ≤ step ≤ stepMax, ascending by step; the first `limit` when given. */
   readMetricPoints(orgId: string, runId: number, logName: string, stepMin: number, stepMax: number, limit?: number): Promise<Point[]>;
   /** At most `limit` points of one metric in the window, chosen by domain/sampling.ts. */
-  sampleMetricPoints(orgId: string, runId: number, logName: string, stepMin: number, stepMax: number, limit: number): Promise<Point[]>;
+  sampleMetricPoints(
+    orgId: string,
+    runId: number,
+    logName: string,
+    stepMin: number,
+    stepMax: number,
+    limit: number,
+  ): Promise<SampledPoint[]>;
   /** One metric's summary for each run of the project that has it (or of the given runs). */
   listRunMetricSummaries(orgId: string, projectId: number, logName: string, runIds?: number[]): Promise<RunMetricSummary[]>;
   /** The LAST finite value of one metric per run of the project (inherited points included), for runs that have one. */
   listRunLastValues(orgId: string, projectId: number, logName: string): Promise<Map<number, number>>;
   /** Distinct metric names of a project (or of some of its runs), ascending, at most `limit`. */
   listMetricNames(orgId: string, projectId: number, query: MetricNameQuery): Promise<string[]>;
-  /** Console lines ordered by lineNumber, then time; `total` counts every match regardless of paging. */
-  listConsoleLines(orgId: string, runId: number, query: ConsoleLineQuery): Promise<{ lines: ConsoleLine[]; total: number }>;
-  /** Data rows of the run, optionally of one name, by name then step. */
-  listDataRows(orgId: string, runId: number, logName?: string): Promise<StoredDataRow[]>;
+  /**
+   * One page (src/domain/paging.ts) of console lines by time, then lineNumber, then logType, measured
+   * by their messages; `total` counts every match regardless of paging.
+   */
+  listConsoleLines(orgId: string, runId: number, query: ConsoleLineQuery): Promise<Page<ConsoleLine> & { total: number }>;
+  /** One page (src/domain/paging.ts) of the run's data rows, optionally of one name, by name then step, measured by their data. */
+  listDataRows(orgId: string, runId: number, query: DataRowQuery): Promise<Page<StoredDataRow>>;
 
-  // Files (decisions §7). Records live here; their bytes in a BlobStore (src/blobs).
+  // Files (docs/semantics.md, Ingest wire format: files). Records live here; their bytes in a BlobStore (src/blobs).
   /**
    * Registers files of a run, idempotent on (run, logName, fileName): a name registered again
    * keeps its ID and takes the new metadata. Adds the log names by file type. One transaction;
@@ -134,8 +180,37 @@ export interface Store {
   getFile(fileId: number): Promise<StoredFile | undefined>;
   /** Records that the file's bytes are stored, with their real size. */
   markFileUploaded(fileId: number, size: number, now: number): Promise<void>;
-  /** Uploaded files of the run, by step, then sample index, then name. */
+  /**
+   * Uploaded files of the run, by step, then sample index, then name; with `pending`, instead the
+   * registered files whose bytes have not been recorded yet (a bucket's direct uploads are confirmed from these).
+   */
   listFiles(orgId: string, runId: number, query: FileQuery): Promise<StoredFile[]>;
+
+  // State shared by every process serving this store (docs/architecture.md, "Several processes on one store").
+  /**
+   * The URL-signing secret of every process on this store. Stores `candidate` when the store has
+   * none yet and returns the stored one: processes starting together all get the first one stored.
+   */
+  getOrCreateSigningSecret(candidate: Uint8Array, now: number): Promise<Uint8Array>;
+  /**
+   * Takes lease `name` for `holderId` until `now + ttlMs` when it is free, expired (its expiry ≤ now)
+   * or already held by `holderId` (a renewal). Atomic: of processes asking at once, one gets it.
+   * Returns whether `holderId` holds the lease now.
+   */
+  tryAcquireLease(name: string, holderId: string, now: number, ttlMs: number): Promise<boolean>;
+  /** Gives the lease up if `holderId` holds it, so another process takes over without waiting for the expiry. */
+  releaseLease(name: string, holderId: string): Promise<void>;
+
+  // Bulk copy between stores (`stepwise copy`): rows of the tables in src/store/copy-tables.ts, by table name.
+  /** Up to `limit` rows of the table in key order, starting after the row whose key values are `after` (null: from the first). */
+  exportRows(table: string, after: CopyValue[] | null, limit: number): Promise<CopyRow[]>;
+  /**
+   * Inserts the rows as they are (IDs, numbers and counters included) in one transaction; a row whose
+   * key or unique values a stored row has already is skipped. Afterwards, IDs the store generates
+   * continue past every imported ID. Returns how many rows were inserted.
+   */
+  importRows(table: string, rows: CopyRow[]): Promise<number>;
+  countRows(table: string): Promise<number>;
 }
 
 export interface NewFile {
@@ -154,6 +229,9 @@ export interface NewFile {
 export interface StoredFile extends Required<NewFile> {
   id: number;
   runId: number;
+  /** The run's organization and project: with the IDs above they name the file's blob (src/blobs). */
+  orgId: string;
+  projectId: number;
   logGroup: string;
   /** When the bytes were stored; null until the upload arrives. */
   uploadedAt: number | null;
@@ -162,6 +240,8 @@ export interface StoredFile extends Required<NewFile> {
 export interface FileQuery {
   logName?: string;
   logGroup?: string;
+  /** List the files still waiting for their bytes instead of the uploaded ones. */
+  pending?: boolean;
 }
 
 /** Points of one metric in ascending step order, one per step (the last one sent for a step wins). */
@@ -206,10 +286,12 @@ export interface MetricNameQuery {
   limit: number;
 }
 
-export interface ConsoleLineQuery {
+export interface ConsoleLineQuery extends PageRequest {
   logType?: ConsoleLogType;
-  limit: number;
-  offset: number;
+}
+
+export interface DataRowQuery extends PageRequest {
+  logName?: string;
 }
 
 export interface StoredDataRow extends DataRow {
@@ -264,6 +346,37 @@ export interface Project {
   createdAt: number;
   updatedAt: number;
   runCount: number;
+  /** MLflow's experiment tags, in the order first set. */
+  mlflowTags: [string, string][];
+  /** When MLflow's client deleted the experiment (lifecycle stage `deleted`); null when active. */
+  deletedAt: number | null;
+}
+
+export interface ProjectMlflowState {
+  name: string;
+  mlflowTags: [string, string][];
+  deletedAt: number | null;
+}
+
+export interface RunMlflowState {
+  name: string;
+  config: Json | null;
+  mlflowTags: [string, string][];
+  mlflowInputs: Json | null;
+  deletedAt: number | null;
+}
+
+export interface MlflowCandidate {
+  id: number;
+  mlflowId: string;
+  name: string;
+  status: RunStatus;
+  tags: string[];
+  mlflowTags: [string, string][];
+  createdAt: number;
+  statusUpdated: number | null;
+  config: Json | null;
+  deletedAt: number | null;
 }
 
 export const LOG_TYPES = ["METRIC", "IMAGE", "VIDEO", "AUDIO", "FILE", "TEXT", "ARTIFACT", "HISTOGRAM", "TABLE", "DATA"] as const;
@@ -297,6 +410,14 @@ export interface Run {
   heartbeatAt: number;
   forkedFromRunId: number | null;
   forkStep: number | null;
+  /** The run's MLflow run ID: 32 lowercase hex digits, given at creation, never changed. */
+  mlflowId: string;
+  /** MLflow's key-value run tags, in the order first set (docs/api.md, "MLflow's REST API"). */
+  mlflowTags: [string, string][];
+  /** The dataset inputs MLflow's client logged (log-inputs), as sent; null when none. */
+  mlflowInputs: Json | null;
+  /** When MLflow's client deleted the run (lifecycle stage `deleted`); null when active. */
+  deletedAt: number | null;
 }
 
 export interface CreateRunInput {
@@ -311,6 +432,8 @@ export interface CreateRunInput {
   createdAt?: number;
   updatedAt?: number;
   fork?: { runId: number; step: number; inheritConfig: boolean; inheritTags: boolean };
+  /** MLflow's key-value tags of a run created through MLflow's protocol. */
+  mlflowTags?: [string, string][];
   now: number;
 }
 
@@ -328,7 +451,10 @@ export interface RunListQuery extends RunNarrowing {
   page: { limit: number; offset: number };
 }
 
-export type RunCandidate = Pick<Run, "id" | "name" | "status" | "tags" | "createdAt" | "updatedAt" | "statusUpdated" | "heartbeatAt" | "config" | "systemMetadata">;
+export type RunCandidate = Pick<
+  Run,
+  "id" | "name" | "status" | "tags" | "createdAt" | "updatedAt" | "statusUpdated" | "heartbeatAt" | "config" | "systemMetadata"
+>;
 
 export interface StatusUpdate {
   status: RunStatus;
@@ -364,3 +490,6 @@ export interface Alert extends NewAlert {
   id: number;
   createdAt: number;
 }
+
+/** The store cannot be opened (database unreachable, schema newer than this binary): a one-line message, no stack trace. */
+export class StoreOpenError extends Error {}

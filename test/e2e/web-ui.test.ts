@@ -20,7 +20,14 @@ const PROJECT = "vision";
 type Run = { runId: number; projectName: string };
 
 async function seedRun(client: ApiClient, name: string, lr: number, extra: Record<string, unknown> = {}): Promise<Run> {
-  const run = await client.createRun({ runName: name, projectName: PROJECT, tags: ["resnet"], config: JSON.stringify({ lr, optimizer: { name: "adam", beta: 0.9 }, epochs: 10 }), systemMetadata: '{"gpu": "A100"}', ...extra });
+  const run = await client.createRun({
+    runName: name,
+    projectName: PROJECT,
+    tags: ["resnet"],
+    config: JSON.stringify({ lr, optimizer: { name: "adam", beta: 0.9 }, epochs: 10 }),
+    systemMetadata: '{"gpu": "A100"}',
+    ...extra,
+  });
   const lines = Array.from({ length: 100 }, (_, step) => ({
     step,
     data: {
@@ -39,20 +46,41 @@ async function seed(client: ApiClient) {
   await client.post("/api/runs/status/update", { runId: baseline.runId, status: "COMPLETED" });
   await client.post("/api/runs/status/update", { runId: lower.runId, status: "FAILED" });
   const logLines = Array.from({ length: 30 }, (_, i) =>
-    JSON.stringify({ time: 1_700_000_000_000 + i, lineNumber: i, logType: i % 10 === 9 ? "ERROR" : "INFO", message: i % 10 === 9 ? `checkpoint failed ${i}` : `epoch ${i} done` }),
+    JSON.stringify({
+      time: 1_700_000_000_000 + i,
+      lineNumber: i,
+      logType: i % 10 === 9 ? "ERROR" : "INFO",
+      message: i % 10 === 9 ? `checkpoint failed ${i}` : `epoch ${i} done`,
+    }),
   ).join("\n");
   assert.equal((await ingest(client, "logs", baseline, logLines)).status, 200);
-  const registered = await client.raw("POST", "/files", JSON.stringify({ files: [{ fileName: "sample.png", fileType: "image/png", fileSize: PNG.length, logName: "samples", step: 3, time: 1_700_000_000_000 }] }), {
-    "content-type": "application/json",
-    "x-run-id": String(baseline.runId),
-    "x-project-name": PROJECT,
-  });
+  const registered = await client.raw(
+    "POST",
+    "/files",
+    JSON.stringify({
+      files: [
+        { fileName: "sample.png", fileType: "image/png", fileSize: PNG.length, logName: "samples", step: 3, time: 1_700_000_000_000 },
+      ],
+    }),
+    {
+      "content-type": "application/json",
+      "x-run-id": String(baseline.runId),
+      "x-project-name": PROJECT,
+    },
+  );
   assert.equal(registered.status, 200);
   const uploadUrl = Object.values(registered.body.samples[0] as Record<string, string>)[0]!;
   const upload = await fetch(uploadUrl, { method: "PUT", body: PNG, headers: { "content-type": "image/png" } });
   await upload.arrayBuffer();
   assert.equal(upload.status, 200);
-  const graph = { format: "torch", nodes: { net: { type: "ResNet", depth: 0, order: 0 }, conv1: { type: "Conv2d", depth: 1, order: 1, params: { weight: [64, 3, 7, 7] } }, fc: { type: "Linear", depth: 1, order: 2 } } };
+  const graph = {
+    format: "torch",
+    nodes: {
+      net: { type: "ResNet", depth: 0, order: 0 },
+      conv1: { type: "Conv2d", depth: 1, order: 1, params: { weight: [64, 3, 7, 7] } },
+      fc: { type: "Linear", depth: 1, order: 2 },
+    },
+  };
   assert.equal((await client.post("/api/runs/modelGraph/create", { runId: baseline.runId, graph })).status, 200);
   const fork = await client.createRun({ runName: "resnet-finetune", projectName: PROJECT, forkRunId: baseline.runId, forkStep: 50 });
   return { baseline, lower, fork: { runId: fork.runId as number, projectName: PROJECT } };
@@ -70,7 +98,10 @@ describe("web UI in headless Chromium", () => {
   // Every view is saved, and must fit the 1280 px window without sideways scrolling.
   const shot = async (name: string) => {
     await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
-    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name}: the page is wider than the window`);
+    assert.ok(
+      await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+      `${name}: the page is wider than the window`,
+    );
   };
   const open = (path: string) => page.goto(new URL(path, test.url).toString());
 
@@ -83,6 +114,10 @@ describe("web UI in headless Chromium", () => {
     browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     page.on("pageerror", (error) => errors.push(error.message));
+    // A Content-Security-Policy violation is only a console message: count it as an error too.
+    page.on("console", (message) => {
+      if (message.text().includes("Content Security Policy")) errors.push(message.text());
+    });
   });
   after(async () => {
     await browser?.close();
@@ -139,8 +174,14 @@ describe("web UI in headless Chromium", () => {
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=runs-table] tbody tr").length === 3);
 
     await page.getByText("Columns").click();
-    await page.locator("[data-testid=column-choices] label", { hasText: /Config\s+lr$/ }).locator("input").check();
-    await page.locator("[data-testid=column-choices] label", { hasText: /Metric \(last value\)\s+train\/acc$/ }).locator("input").check();
+    await page
+      .locator("[data-testid=column-choices] label", { hasText: /Config\s+lr$/ })
+      .locator("input")
+      .check();
+    await page
+      .locator("[data-testid=column-choices] label", { hasText: /Metric \(last value\)\s+train\/acc$/ })
+      .locator("input")
+      .check();
     await page.locator("th[data-column='config.lr']").waitFor();
     await page.locator("th[data-column='config.lr'] button").click(); // ascending lr
     await page.waitForFunction(() => /sort=config.lr/.test(location.search));
@@ -184,7 +225,11 @@ describe("web UI in headless Chromium", () => {
     await page.waitForFunction(() => document.querySelector(".chart-card[data-metric='train/loss']")?.getAttribute("data-zoomed"));
     const [from, to] = (await page.locator(".chart-card[data-metric='train/loss']").getAttribute("data-zoomed"))!.split("-").map(Number);
     assert.ok(from! > 10 && to! < 60 && from! < to!, `zoomed to ${from}-${to}`);
-    assert.equal(Number(await page.locator(".chart-card[data-metric='train/loss'] .chart-canvas").getAttribute("data-points")), to! - from! + 1, "every step of the window");
+    assert.equal(
+      Number(await page.locator(".chart-card[data-metric='train/loss'] .chart-canvas").getAttribute("data-points")),
+      to! - from! + 1,
+      "every step of the window",
+    );
     await shot("05-run-charts");
   });
 
@@ -256,7 +301,11 @@ describe("web UI in headless Chromium", () => {
     assert.equal(await canvas.getAttribute("data-points"), "51", "the parent's steps 0..50");
     const more = Array.from({ length: 20 }, (_, i) => ({ step: 51 + i, data: { "train/loss": 0.5 - i * 0.01 } }));
     assert.equal((await ingest(client, "metrics", runs.fork, toNdjson(more))).status, 200);
-    await page.waitForFunction(() => document.querySelector(".chart-card[data-metric='train/loss'] .chart-canvas")?.getAttribute("data-points") === "71", undefined, { timeout: 15_000 });
+    await page.waitForFunction(
+      () => document.querySelector(".chart-card[data-metric='train/loss'] .chart-canvas")?.getAttribute("data-points") === "71",
+      undefined,
+      { timeout: 15_000 },
+    );
 
     await page.getByRole("tab", { name: "Logs" }).click();
     await page.getByText("No log lines").waitFor();
@@ -273,6 +322,10 @@ describe("web UI in headless Chromium", () => {
     await page.getByTestId("leaderboard-metric").selectOption("val/loss");
     await page.waitForFunction(() => /metric=val%2Floss|metric=val\/loss/.test(location.search));
     await shot("11-leaderboard");
+    // A hand-edited URL with an unknown aggregation ranks by the default instead of failing the request.
+    await open(`/projects/${PROJECT}/leaderboard?metric=train/acc&aggregation=MEDIAN&direction=UP`);
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=leaderboard] tbody tr").length === 3);
+    assert.equal(await page.getByLabel("Aggregation").inputValue(), "LAST");
   });
 
   it("sends a person with a revoked or wrong key back to sign-in, saying why", async () => {

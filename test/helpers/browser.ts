@@ -9,10 +9,20 @@ const CHROMIUM = process.env.STEPWISE_CHROMIUM ?? "/usr/bin/chromium";
  * at a time), no GPU, no sandbox (CI runs as root). Playwright gives every launch a fresh,
  * empty profile directory of its own.
  */
-const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"];
+const FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-dev-shm-usage",
+];
 
 /** Headless Chromium; a clear error when the Debian package is missing. */
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install chromium) or set STEPWISE_CHROMIUM`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install chromium) or set STEPWISE_CHROMIUM`);
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
 }

@@ -35,14 +35,25 @@ export class ApiClient {
   }
 
   /** Sends a raw body with the given headers (content types, malformed JSON, NDJSON). */
-  async raw<T = any>(method: string, path: string, body: string | Buffer | undefined, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+  async raw<T = any>(
+    method: string,
+    path: string,
+    body: string | Buffer | undefined,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> {
     return this.request<T>(method, path, body, undefined, headers);
   }
 
-  private async request<T>(method: string, path: string, body: string | Buffer | undefined, query: Query | undefined, headers: Record<string, string>): Promise<ApiResponse<T>> {
+  private async request<T>(
+    method: string,
+    path: string,
+    body: string | Buffer | undefined,
+    query: Query | undefined,
+    headers: Record<string, string>,
+  ): Promise<ApiResponse<T>> {
     const response = await fetch(this.url(path, query), {
       method,
-      body,
+      body: typeof body === "string" || body === undefined ? body : new Uint8Array(body),
       headers: { ...(this.key === undefined ? {} : { authorization: `Bearer ${this.key}` }), ...headers },
     });
     const text = await response.text();
@@ -52,7 +63,9 @@ export class ApiClient {
   }
 
   /** Creates a run and returns the create response (asserting success). */
-  async createRun(body: Record<string, unknown> = {}): Promise<{ runId: number; displayId: string; number: number; url: string; resumed: boolean; projectName: string }> {
+  async createRun(
+    body: Record<string, unknown> = {},
+  ): Promise<{ runId: number; displayId: string; number: number; url: string; resumed: boolean; projectName: string }> {
     const response = await this.post("/api/runs/create", { runName: "run", projectName: "project", ...body });
     if (response.status !== 200) throw new Error(`create run failed: ${response.status} ${JSON.stringify(response.body)}`);
     return response.body;

@@ -17,7 +17,12 @@ export function toNdjson(lines: MetricLine[]): string {
     .join("\n");
 }
 
-export function ingest(client: ApiClient, route: "metrics" | "logs" | "data", run: { runId: number; projectName: string }, body: string): Promise<ApiResponse> {
+export function ingest(
+  client: ApiClient,
+  route: "metrics" | "logs" | "data",
+  run: { runId: number; projectName: string },
+  body: string,
+): Promise<ApiResponse> {
   return client.raw("POST", `/ingest/${route}`, body, {
     "content-type": "application/x-ndjson",
     "x-run-id": String(run.runId),
@@ -40,13 +45,14 @@ export function expectedSummary(points: Map<number, number>) {
   const steps = [...points.keys()].sort((a, b) => a - b);
   const finite = steps.filter((step) => Number.isFinite(points.get(step)!));
   const values = finite.map((step) => points.get(step)!);
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
   return {
     count: values.length,
     nonFiniteCount: steps.length - finite.length,
     min: values.length ? Math.min(...values) : null,
     max: values.length ? Math.max(...values) : null,
-    sum: values.reduce((a, b) => a + b, 0),
-    sumSq: values.reduce((a, b) => a + b * b, 0),
+    mean: values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0,
+    stddev: values.length ? Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length) : 0,
     firstStep: steps[0] ?? null,
     lastStep: steps.at(-1) ?? null,
     lastValue: finite.length ? points.get(finite.at(-1)!)! : null,

@@ -4,8 +4,14 @@ import { issueKey } from "../../src/services/accounts.js";
 import { ApiClient } from "../helpers/client.js";
 import { makeOrg, ManualClock, startTestServer, type TestServer } from "../helpers/start-server.js";
 
-/** Routes that answer without a key (decisions §1). Everything else in the OpenAPI document needs one. */
-const PUBLIC_PATHS = new Set(["/api/health", "/api/health/ready", "/api/openapi.json", "/files/upload/{fileId}", "/files/download/{fileId}/{fileName}"]);
+/** Routes that answer without a key (docs/semantics.md, One process, one port). Everything else in the OpenAPI document needs one. */
+const PUBLIC_PATHS = new Set([
+  "/api/health",
+  "/api/health/ready",
+  "/api/openapi.json",
+  "/files/upload/{fileId}",
+  "/files/download/{fileId}/{fileName}",
+]);
 const isPublic = (path: string) => PUBLIC_PATHS.has(path) || path === "/api/docs" || path.startsWith("/api/docs/");
 
 /** A concrete path for an OpenAPI path template: `{runId}` → 1, `{displayId}` → `RUN-1`. */
@@ -35,7 +41,11 @@ describe("authentication", () => {
     const response = await org.client.get("/api/runs/auth/validate");
     assert.equal(response.status, 200);
     const [user] = await test.server.store.listUsers(org.organization.id);
-    assert.deepEqual(response.body, { valid: true, organization: { id: org.organization.id, slug: org.organization.slug }, user: { id: user!.id } });
+    assert.deepEqual(response.body, {
+      valid: true,
+      organization: { id: org.organization.id, slug: org.organization.slug },
+      user: { id: user!.id },
+    });
   });
 
   it("answers POST /api/slug sent with no body and no content type", async () => {
@@ -72,7 +82,7 @@ describe("authentication", () => {
 
   it("rejects an unknown key, and one that differs from a real key in one character: 401 invalid API key", async () => {
     const last = org.key.at(-1) === "A" ? "B" : "A";
-    for (const key of ["sw_not-a-real-key", org.key.slice(0, -1) + last, org.key + "x"]) {
+    for (const key of ["sw_not-a-real-key", org.key.slice(0, -1) + last, `${org.key}x`]) {
       const response = await anonymous().withKey(key).get("/api/runs/auth/validate");
       assert.equal(response.status, 401, key);
       assert.deepEqual(response.body, { error: "invalid API key" });
@@ -94,7 +104,11 @@ describe("authentication", () => {
     const { client, id } = await keyFor(null);
     assert.equal((await client.get("/api/runs/projects")).status, 200);
     await test.server.store.revokeApiKey(id, clock.now());
-    for (const response of [await client.get("/api/runs/auth/validate"), await client.get("/api/runs/projects"), await client.raw("POST", "/api/slug", undefined)]) {
+    for (const response of [
+      await client.get("/api/runs/auth/validate"),
+      await client.get("/api/runs/projects"),
+      await client.raw("POST", "/api/slug", undefined),
+    ]) {
       assert.equal(response.status, 401);
       assert.deepEqual(response.body, { error: "API key has been revoked" });
     }
@@ -112,21 +126,32 @@ describe("authentication", () => {
     const malformed = await anonymous().raw("POST", "/api/runs/create", "{not json", { "content-type": "application/json" });
     assert.equal(malformed.status, 401);
     assert.deepEqual(malformed.body, { error: "missing API key" });
-    const big = await anonymous().raw("POST", "/api/runs/tags/update", JSON.stringify({ pad: "x".repeat(2 * 1024 * 1024) }), { "content-type": "application/json" });
+    const big = await anonymous().raw("POST", "/api/runs/tags/update", JSON.stringify({ pad: "x".repeat(2 * 1024 * 1024) }), {
+      "content-type": "application/json",
+    });
     assert.equal(big.status, 401);
   });
 
   it("requires a key on every route of the OpenAPI document except the public ones", async () => {
     const document = (await anonymous().get("/api/openapi.json")).body as { paths: Record<string, Record<string, unknown>> };
-    const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ path, method: method.toUpperCase() })));
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => ({ path, method: method.toUpperCase() })),
+    );
     const guarded = operations.filter((operation) => !isPublic(operation.path));
     assert.ok(guarded.length >= 30, `only ${guarded.length} authenticated operations in the document`);
-    assert.ok(guarded.some((o) => o.path === "/api/runs/{runId}"), "the encoded-ID decoder needs a key too (decisions §1)");
+    assert.ok(
+      guarded.some((o) => o.path === "/api/runs/{runId}"),
+      "the encoded-ID decoder needs a key too",
+    );
     for (const { path, method } of guarded) {
       const url = concretePath(path);
       const body = method === "GET" ? undefined : "{}";
-      const headers = method === "GET" ? {} : { "content-type": "application/json", "x-run-id": "1", "x-project-name": "p" };
-      for (const [client, error] of [[anonymous(), "missing API key"], [anonymous().withKey("sw_wrong"), "invalid API key"]] as const) {
+      const headers: Record<string, string> =
+        method === "GET" ? {} : { "content-type": "application/json", "x-run-id": "1", "x-project-name": "p" };
+      for (const [client, error] of [
+        [anonymous(), "missing API key"],
+        [anonymous().withKey("sw_wrong"), "invalid API key"],
+      ] as const) {
         const response = await client.raw(method, url, body, headers);
         assert.equal(response.status, 401, `${method} ${url}: ${JSON.stringify(response.body)}`);
         assert.deepEqual(response.body, { error }, `${method} ${url}`);

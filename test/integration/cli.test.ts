@@ -29,21 +29,34 @@ describe("CLI", () => {
   let dataDir: string[];
   before(async () => {
     test = await startTestServer();
-    dataDir = ["--data-dir", test.dataDir];
+    // The server's store, SQLite or PostgreSQL (an empty --database-url means SQLite in --data-dir).
+    dataDir = ["--data-dir", test.dataDir, "--database-url", test.databaseUrl];
   });
   after(async () => test.close());
 
   it("prints usage and exits 0 for --help on every command and subcommand", async () => {
     const invocations = [
-      ["--help"], ["-h"], ["help"], ["serve", "--help"], ["config", "--help"], ["orgs", "--help"], ["orgs", "create", "--help"], ["orgs", "list", "--help"],
-      ["keys", "--help"], ["keys", "create", "--help"], ["keys", "list", "--help"], ["keys", "revoke", "--help"], ["keys", "create", "-h"],
+      ["--help"],
+      ["-h"],
+      ["help"],
+      ["serve", "--help"],
+      ["config", "--help"],
+      ["orgs", "--help"],
+      ["orgs", "create", "--help"],
+      ["orgs", "list", "--help"],
+      ["keys", "--help"],
+      ["keys", "create", "--help"],
+      ["keys", "list", "--help"],
+      ["keys", "revoke", "--help"],
+      ["keys", "create", "-h"],
     ];
     const results = await Promise.all(invocations.map((args) => cli(args)));
     results.forEach((result, i) => {
       const args = invocations[i]!.join(" ");
       assert.equal(result.code, 0, `${args}: ${result.stderr}`);
       assert.match(result.stdout, /Usage/, args);
-      if (invocations[i]![0] === "keys" || invocations[i]![0] === "orgs") assert.match(result.stdout, new RegExp(`stepwise ${invocations[i]![0]} create`), args);
+      if (invocations[i]![0] === "keys" || invocations[i]![0] === "orgs")
+        assert.match(result.stdout, new RegExp(`stepwise ${invocations[i]![0]} create`), args);
     });
     assert.match(results[3]!.stdout, /--port/);
     assert.match(results[3]!.stdout, /--data-dir/);
@@ -63,13 +76,20 @@ describe("CLI", () => {
     assert.equal((await cli(["orgs", "create", "listed", ...dataDir])).code, 0);
     const text = await cli(["orgs", "list", ...dataDir]);
     assert.equal(text.code, 0, text.stderr);
-    const slugs = text.stdout.trim().split("\n").map((line) => line.split("\t")[0]);
+    const slugs = text.stdout
+      .trim()
+      .split("\n")
+      .map((line) => line.split("\t")[0]);
     assert.ok(slugs.includes("default") && slugs.includes("listed"), text.stdout);
     const json = await cli(["orgs", "list", "--json", ...dataDir]);
     const organizations = JSON.parse(json.stdout) as { id: string; slug: string; createdAt: string }[];
     const listed = organizations.find((o) => o.slug === "listed")!;
     assert.deepEqual(Object.keys(listed).sort(), ["createdAt", "id", "slug"]);
-    assert.deepEqual(listed, { id: (await test.server.store.getOrganizationBySlug("listed"))!.id, slug: "listed", createdAt: listed.createdAt });
+    assert.deepEqual(listed, {
+      id: (await test.server.store.getOrganizationBySlug("listed"))!.id,
+      slug: "listed",
+      createdAt: listed.createdAt,
+    });
     assert.match(listed.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 
@@ -98,7 +118,9 @@ describe("CLI", () => {
     const key = lastLine((await cli(["keys", "create", "--org", "revoking", "--name", "doomed", ...dataDir])).stdout);
     const client = new ApiClient(test.url, key);
     assert.equal((await client.get("/api/runs/projects")).status, 200);
-    const id = (JSON.parse((await cli(["keys", "list", "--org", "revoking", "--json", ...dataDir])).stdout) as { id: string; name: string }[]).find((k) => k.name === "doomed")!.id;
+    const id = (
+      JSON.parse((await cli(["keys", "list", "--org", "revoking", "--json", ...dataDir])).stdout) as { id: string; name: string }[]
+    ).find((k) => k.name === "doomed")!.id;
 
     const revoked = await cli(["keys", "revoke", id, ...dataDir]);
     assert.equal(revoked.code, 0, revoked.stderr);
@@ -106,15 +128,19 @@ describe("CLI", () => {
     assert.equal(response.status, 401);
     assert.deepEqual(response.body, { error: "API key has been revoked" });
 
-    const revokedAt = (await test.server.store.listApiKeys((await test.server.store.getOrganizationBySlug("revoking"))!.id)).find((k) => k.id === id)!.revokedAt;
+    const revokedAt = (await test.server.store.listApiKeys((await test.server.store.getOrganizationBySlug("revoking"))!.id)).find(
+      (k) => k.id === id,
+    )!.revokedAt;
     assert.equal((await cli(["keys", "revoke", id, ...dataDir])).code, 0);
-    const again = (await test.server.store.listApiKeys((await test.server.store.getOrganizationBySlug("revoking"))!.id)).find((k) => k.id === id)!.revokedAt;
+    const again = (await test.server.store.listApiKeys((await test.server.store.getOrganizationBySlug("revoking"))!.id)).find(
+      (k) => k.id === id,
+    )!.revokedAt;
     assert.equal(again, revokedAt);
     assert.equal((await test.client.get("/api/runs/projects")).status, 200, "other keys keep working");
   });
 
   it("reads --data-dir from STEPWISE_DATA_DIR", async () => {
-    const result = await cli(["orgs", "list", "--json"], { STEPWISE_DATA_DIR: test.dataDir });
+    const result = await cli(["orgs", "list", "--json"], { STEPWISE_DATA_DIR: test.dataDir, STEPWISE_DATABASE_URL: test.databaseUrl });
     assert.equal(result.code, 0, result.stderr);
     assert.ok((JSON.parse(result.stdout) as { slug: string }[]).some((o) => o.slug === "default"));
   });

@@ -27,8 +27,11 @@ describe("POST /ingest/metrics", () => {
     for (const key of ["count", "nonFiniteCount", "min", "max", "firstStep", "lastStep", "lastValue", "lastValueStep"] as const) {
       assert.equal(actual[key], expected[key], key);
     }
-    for (const key of ["sum", "sumSq"] as const) {
-      assert.ok(Math.abs((actual[key] as number) - expected[key]) <= 1e-9 * Math.max(1, Math.abs(expected[key])), `${key}: ${actual[key]} vs ${expected[key]}`);
+    for (const key of ["mean", "stddev"] as const) {
+      assert.ok(
+        Math.abs((actual[key] as number) - expected[key]) <= 1e-9 * Math.max(1, Math.abs(expected[key])),
+        `${key}: ${actual[key]} vs ${expected[key]}`,
+      );
     }
   }
 
@@ -47,12 +50,19 @@ describe("POST /ingest/metrics", () => {
     assert.equal(raw.status, 200);
     assert.deepEqual(
       raw.body.rows.map((row: any) => [row.logGroup, row.step, row.value, row.nonFiniteFlags]),
-      [["train", 0, 2, 0], ["train", 1, 0, 2], ["train", 2, 0, 4]],
+      [
+        ["train", 0, 2, 0],
+        ["train", 1, 0, 2],
+        ["train", 2, 0, 4],
+      ],
     );
     assert.equal(raw.body.truncated, false);
     assert.equal(raw.body.rows[0].time, new Date(clock.now()).toISOString(), "raw time is the server write time");
     const acc = await client.get("/api/runs/metrics/raw", { runId: run.runId, projectName: "ingest", logName: "acc" });
-    assert.deepEqual(acc.body.rows.map((row: any) => row.nonFiniteFlags), [1, 0, 1]);
+    assert.deepEqual(
+      acc.body.rows.map((row: any) => row.nonFiniteFlags),
+      [1, 0, 1],
+    );
   });
 
   it("adds new metric names to the run's log names as METRIC", async () => {
@@ -67,7 +77,9 @@ describe("POST /ingest/metrics", () => {
 
   it("changes nothing when a batch is sent again (a client retry)", async () => {
     const { client, run, organization } = await newRun();
-    const body = toNdjson(Array.from({ length: 50 }, (_, step) => ({ step, data: { loss: 1 / (step + 1), acc: step % 7 === 0 ? NaN : step } })));
+    const body = toNdjson(
+      Array.from({ length: 50 }, (_, step) => ({ step, data: { loss: 1 / (step + 1), acc: step % 7 === 0 ? NaN : step } })),
+    );
     assert.deepEqual((await ingest(client, "metrics", run, body)).body, { accepted: 100 });
     const first = await summaries(organization.id, run.runId);
     assert.deepEqual((await ingest(client, "metrics", run, body)).body, { accepted: 100 });
@@ -79,7 +91,10 @@ describe("POST /ingest/metrics", () => {
   it("keeps the last write of a step and exact summaries under random overlapping batches", async () => {
     const { client, run, organization } = await newRun();
     const random = seededRandom(42);
-    const model = new Map<string, Map<number, number>>([["a", new Map()], ["b/c", new Map()]]);
+    const model = new Map<string, Map<number, number>>([
+      ["a", new Map()],
+      ["b/c", new Map()],
+    ]);
     for (let batch = 0; batch < 40; batch++) {
       const lines = [];
       const start = Math.floor(random() * 300);
@@ -100,22 +115,49 @@ describe("POST /ingest/metrics", () => {
       assertSummary(actual.get(name) as Record<string, unknown>, expectedSummary(points));
       const raw = await client.get("/api/runs/metrics/raw", { runId: run.runId, projectName: "ingest", logName: name, limit: 50000 });
       const expectedSteps = [...points.keys()].sort((x, y) => x - y);
-      assert.deepEqual(raw.body.rows.map((row: any) => row.step), expectedSteps);
+      assert.deepEqual(
+        raw.body.rows.map((row: any) => row.step),
+        expectedSteps,
+      );
       for (const row of raw.body.rows) {
         const value = points.get(row.step)!;
-        assert.equal(row.nonFiniteFlags === 0 ? row.value : row.nonFiniteFlags, Number.isFinite(value) ? value : Number.isNaN(value) ? 1 : value > 0 ? 2 : 4);
+        assert.equal(
+          row.nonFiniteFlags === 0 ? row.value : row.nonFiniteFlags,
+          Number.isFinite(value) ? value : Number.isNaN(value) ? 1 : value > 0 ? 2 : 4,
+        );
       }
     }
   });
 
   it("stores nothing of a body with one bad line, and names the line", async () => {
     const { client, run, organization } = await newRun();
-    const body = [toNdjson([{ step: 0, data: { loss: 1 } }, { step: 1, data: { loss: 2 } }]), '{"time": 1, "step": "two", "data": {}}'].join("\n");
+    const body = [
+      toNdjson([
+        { step: 0, data: { loss: 1 } },
+        { step: 1, data: { loss: 2 } },
+      ]),
+      '{"time": 1, "step": "two", "data": {}}',
+    ].join("\n");
     const response = await ingest(client, "metrics", run, body);
     assert.equal(response.status, 400);
     assert.match(response.body.error, /^line 3: step/);
     assert.equal((await summaries(organization.id, run.runId)).size, 0);
     assert.deepEqual((await client.get(`/api/runs/details/${run.runId}`)).body.logNames, []);
+  });
+
+  it("refuses values other than numbers and the three non-finite spellings, and steps beyond 2^53 - 1", async () => {
+    const { client, run, organization } = await newRun();
+    for (const spelling of ["constructor", "__proto__", "valueOf", "toString", "nan", "inf"]) {
+      const response = await ingest(client, "metrics", run, `{"time":1,"step":0,"data":{"loss":"${spelling}"}}`);
+      assert.equal(response.status, 400, spelling);
+      assert.match(response.body.error, /^line 1: data\.loss must be a number/);
+    }
+    for (const step of ["9007199254740993", "1e300", "0.5"]) {
+      const response = await ingest(client, "metrics", run, `{"time":1,"step":0,"data":{"a":1}}\n{"time":1,"step":${step},"data":{"a":1}}`);
+      assert.equal(response.status, 400, step);
+      assert.match(response.body.error, /^line 2: step must be an integer from 0 to 9007199254740991/);
+    }
+    assert.equal((await summaries(organization.id, run.runId)).size, 0);
   });
 
   it("counts as a heartbeat of the run", async () => {
@@ -156,7 +198,7 @@ describe("POST /ingest/metrics", () => {
 
   it("answers 413 above 64 MiB and stores nothing", async () => {
     const { client, run, organization } = await newRun();
-    const line = toNdjson([{ step: 0, data: { loss: 1 } }]) + "\n";
+    const line = `${toNdjson([{ step: 0, data: { loss: 1 } }])}\n`;
     const response = await ingest(client, "metrics", run, line.repeat(Math.ceil((64 * 1024 * 1024 + 1) / line.length)));
     assert.equal(response.status, 413);
     assert.match(response.body.error, /64 MiB/);
@@ -177,7 +219,10 @@ describe("GET /api/runs/metrics/raw", () => {
     await ingest(client, "metrics", run, toNdjson(Array.from({ length: 100 }, (_, step) => ({ step, data: { m: step * 2 } }))));
     const query = { runId: run.runId, projectName: "raw", logName: "m" };
     const window = await client.get("/api/runs/metrics/raw", { ...query, stepMin: 10, stepMax: 19 });
-    assert.deepEqual(window.body.rows.map((row: any) => row.value), Array.from({ length: 10 }, (_, i) => (i + 10) * 2));
+    assert.deepEqual(
+      window.body.rows.map((row: any) => row.value),
+      Array.from({ length: 10 }, (_, i) => (i + 10) * 2),
+    );
     const limited = await client.get("/api/runs/metrics/raw", { ...query, limit: 5 });
     assert.equal(limited.body.rows.length, 5);
     assert.equal(limited.body.truncated, true);

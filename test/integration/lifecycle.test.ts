@@ -8,7 +8,16 @@ import { after, describe, it } from "node:test";
 import { DATABASE_FILE } from "../../src/store/sqlite/index.js";
 import { ApiClient } from "../helpers/client.js";
 import { toNdjson } from "../helpers/ingest.js";
-import { BIN, makeTempDir, spawnServe, spawnServer, startTestServer, type ServerProcess } from "../helpers/start-server.js";
+import {
+  BIN,
+  makeTempDir,
+  makeTestStoreLocation,
+  spawnServe,
+  spawnServer,
+  startTestServer,
+  type ServerProcess,
+  type TestStoreLocation,
+} from "../helpers/start-server.js";
 
 const KEY = /sw_[A-Za-z0-9_-]{43}/g;
 
@@ -54,13 +63,21 @@ describe("server lifecycle", () => {
     dirs.push(dir);
     return dir;
   };
-  after(() => {
+  // A data directory, and with TEST_BACKEND postgres a database of its own, for the tests that restart a server on it.
+  const stores: TestStoreLocation[] = [];
+  const freshStore = async () => {
+    const store = await makeTestStoreLocation();
+    stores.push(store);
+    return store;
+  };
+  after(async () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    for (const store of stores) await store.remove();
   });
 
   it("prints the URL and a working bootstrap key on first start of an empty data directory, and no key after", async () => {
-    const dataDir = tempDir();
-    const first = await spawnServer(dataDir);
+    const store = await freshStore();
+    const first = await spawnServer(store.dataDir, store.args);
     const keys = first.stdout().match(KEY) ?? [];
     assert.equal(keys.length, 1, first.stdout());
     assert.match(first.stdout(), /keys create --org default/);
@@ -70,15 +87,19 @@ describe("server lifecycle", () => {
     assert.equal(validated.body.organization.slug, "default");
     assert.equal(await stop(first), 0);
 
-    const second = await spawnServer(dataDir);
+    const second = await spawnServer(store.dataDir, store.args);
     assert.doesNotMatch(second.stdout(), KEY);
-    assert.equal((await new ApiClient(second.url, keys[0]).get("/api/runs/auth/validate")).status, 200, "the first key survives the restart");
+    assert.equal(
+      (await new ApiClient(second.url, keys[0]).get("/api/runs/auth/validate")).status,
+      200,
+      "the first key survives the restart",
+    );
     assert.equal(await stop(second), 0);
   });
 
   it("finishes a request in flight on SIGTERM, exits 0, and leaves the database intact", async () => {
-    const dataDir = tempDir();
-    const server = await spawnServer(dataDir, ["--log-level", "info"]);
+    const store = await freshStore();
+    const server = await spawnServer(store.dataDir, ["--log-level", "info", ...store.args]);
     const key = server.stdout().match(KEY)![0];
     const client = new ApiClient(server.url, key);
     const run = await client.createRun({ runName: "graceful", projectName: "shutdown" });
@@ -90,8 +111,12 @@ describe("server lifecycle", () => {
     const pending = request(url, {
       method: "POST",
       headers: {
-        authorization: `Bearer ${key}`, "content-type": "application/x-ndjson", "content-length": Buffer.byteLength(body),
-        "x-run-id": String(run.runId), "x-project-name": run.projectName, expect: "100-continue",
+        authorization: `Bearer ${key}`,
+        "content-type": "application/x-ndjson",
+        "content-length": Buffer.byteLength(body),
+        "x-run-id": String(run.runId),
+        "x-project-name": run.projectName,
+        expect: "100-continue",
       },
     });
     const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
@@ -115,7 +140,7 @@ describe("server lifecycle", () => {
     assert.deepEqual(JSON.parse(response.text), { accepted: 500 });
     assert.equal(await server.exited, 0, server.stdout());
 
-    const restarted = await spawnServer(dataDir);
+    const restarted = await spawnServer(store.dataDir, store.args);
     try {
       const again = new ApiClient(restarted.url, key);
       const details = await again.get(`/api/runs/details/${run.runId}`);
@@ -158,13 +183,15 @@ describe("server lifecycle", () => {
   });
 
   it("exits non-zero with a clear message when the port is taken, without using up the bootstrap key", async () => {
-    const dataDir = tempDir();
+    const store = await freshStore();
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     const { port } = taken.address() as { port: number };
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [BIN, "serve", "--data-dir", dataDir, "--port", String(port), "--log-level", "warn"], (error, stdout, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        [BIN, "serve", "--data-dir", store.dataDir, "--port", String(port), "--log-level", "warn", ...store.args],
+        (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
       );
     });
     await new Promise((resolve) => taken.close(resolve));
@@ -172,7 +199,7 @@ describe("server lifecycle", () => {
     assert.match(result.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use`));
     assert.doesNotMatch(result.stdout + result.stderr, KEY);
 
-    const server = await spawnServer(dataDir);
+    const server = await spawnServer(store.dataDir, store.args);
     try {
       assert.equal((server.stdout().match(KEY) ?? []).length, 1, "the first start that listens prints the bootstrap key");
     } finally {

@@ -8,7 +8,15 @@ function stats(values: number[]) {
   const finite = values.filter(Number.isFinite);
   const mean = finite.reduce((a, b) => a + b, 0) / finite.length;
   const variance = finite.reduce((a, b) => a + (b - mean) ** 2, 0) / finite.length;
-  return { count: finite.length, min: Math.min(...finite), max: Math.max(...finite), mean, variance, stddev: Math.sqrt(variance), last: finite.at(-1)! };
+  return {
+    count: finite.length,
+    min: Math.min(...finite),
+    max: Math.max(...finite),
+    mean,
+    variance,
+    stddev: Math.sqrt(variance),
+    last: finite.at(-1)!,
+  };
 }
 
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
@@ -23,12 +31,28 @@ describe("statistics, comparison, leaderboard and metric names", () => {
   before(async () => {
     test = await startTestServer();
     org = await makeOrg(test);
-    const valueSets = [[5, 3, 8, NaN, 2], [1, 1, 1], [9, Infinity, 4, 6], [2, 7], [3, 3, 8, 1]];
+    const valueSets = [
+      [5, 3, 8, NaN, 2],
+      [1, 1, 1],
+      [9, Infinity, 4, 6],
+      [2, 7],
+      [3, 3, 8, 1],
+    ];
     for (const [i, values] of valueSets.entries()) {
-      const run = await org.client.createRun({ projectName: project, runName: `run-${i}`, tags: [`t${i}`], config: JSON.stringify({ lr: i }) });
+      const run = await org.client.createRun({
+        projectName: project,
+        runName: `run-${i}`,
+        tags: [`t${i}`],
+        config: JSON.stringify({ lr: i }),
+      });
       runs.push(run.runId);
       series[run.runId] = values;
-      await ingest(org.client, "metrics", run, toNdjson(values.map((value, step) => ({ step, data: { "val/loss": value, [`only${i}`]: step } }))));
+      await ingest(
+        org.client,
+        "metrics",
+        run,
+        toNdjson(values.map((value, step) => ({ step, data: { "val/loss": value, [`only${i}`]: step } }))),
+      );
     }
     const bare = await org.client.createRun({ projectName: project, runName: "no-metrics" });
     runs.push(bare.runId);
@@ -43,20 +67,32 @@ describe("statistics, comparison, leaderboard and metric names", () => {
     assert.match(response.body.url, new RegExp(`/projects/${project}/runs/${runId}$`));
     const [metric] = response.body.metrics;
     const expected = stats(series[runId]!);
-    assert.deepEqual([metric.logName, metric.logGroup, metric.count, metric.min, metric.max], ["val/loss", "val", expected.count, expected.min, expected.max]);
+    assert.deepEqual(
+      [metric.logName, metric.logGroup, metric.count, metric.min, metric.max],
+      ["val/loss", "val", expected.count, expected.min, expected.max],
+    );
     assert.ok(close(metric.mean, expected.mean) && close(metric.stddev, expected.stddev));
     assert.deepEqual(metric.last, { step: 4, value: 2 });
     const all = await org.client.get("/api/runs/statistics", { runId, projectName: project });
-    assert.deepEqual(all.body.metrics.map((m: any) => m.logName), ["only0", "val/loss"]);
+    assert.deepEqual(
+      all.body.metrics.map((m: any) => m.logName),
+      ["only0", "val/loss"],
+    );
     const group = await org.client.get("/api/runs/statistics", { runId, projectName: project, logGroup: "val" });
-    assert.deepEqual(group.body.metrics.map((m: any) => m.logName), ["val/loss"]);
+    assert.deepEqual(
+      group.body.metrics.map((m: any) => m.logName),
+      ["val/loss"],
+    );
   });
 
   it("GET /compare keeps the requested order and gives null stats to runs without the metric", async () => {
     const order = [runs[3]!, runs[5]!, runs[0]!];
     const response = await org.client.get("/api/runs/compare", { runIds: order.join(","), projectName: project, logName: "val/loss" });
     assert.equal(response.status, 200);
-    assert.deepEqual(response.body.runs.map((r: any) => r.runId), order);
+    assert.deepEqual(
+      response.body.runs.map((r: any) => r.runId),
+      order,
+    );
     assert.equal(response.body.runs[1].stats, null);
     const expected = stats(series[runs[0]!]!);
     const { stats: got } = response.body.runs[2];
@@ -77,11 +113,20 @@ describe("statistics, comparison, leaderboard and metric names", () => {
     };
     for (const aggregation of ["MIN", "MAX", "AVG", "LAST", "VARIANCE"]) {
       for (const direction of ["ASC", "DESC"]) {
-        const response = await org.client.get("/api/runs/leaderboard", { projectName: project, logName: "val/loss", aggregation, direction });
+        const response = await org.client.get("/api/runs/leaderboard", {
+          projectName: project,
+          logName: "val/loss",
+          aggregation,
+          direction,
+        });
         assert.equal(response.status, 200, `${aggregation} ${direction}`);
         const sign = direction === "ASC" ? 1 : -1;
         const expected = runs.slice(0, 5).sort((a, b) => sign * (value(a, aggregation) - value(b, aggregation)) || a - b);
-        assert.deepEqual(response.body.runs.map((r: any) => r.runId), expected, `${aggregation} ${direction}`);
+        assert.deepEqual(
+          response.body.runs.map((r: any) => r.runId),
+          expected,
+          `${aggregation} ${direction}`,
+        );
         assert.equal(response.body.total, 5);
         response.body.runs.forEach((r: any, i: number) => {
           assert.equal(r.rank, i + 1);
@@ -92,12 +137,30 @@ describe("statistics, comparison, leaderboard and metric names", () => {
     const defaults = await org.client.get("/api/runs/leaderboard", { projectName: project, logName: "val/loss" });
     assert.deepEqual([defaults.body.aggregation, defaults.body.direction], ["LAST", "ASC"]);
     const page = await org.client.get("/api/runs/leaderboard", { projectName: project, logName: "val/loss", limit: 2, offset: 2 });
-    assert.deepEqual(page.body.runs.map((r: any) => r.rank), [3, 4]);
+    assert.deepEqual(
+      page.body.runs.map((r: any) => r.rank),
+      [3, 4],
+    );
     assert.equal(page.body.total, 5);
     const first = page.body.runs[0];
-    assert.deepEqual(Object.keys(first).sort(), ["config", "createdAt", "rank", "runId", "runName", "status", "tags", "url", "value"]);
+    assert.deepEqual(Object.keys(first).sort(), [
+      "config",
+      "createdAt",
+      "lastPoint",
+      "rank",
+      "runId",
+      "runName",
+      "status",
+      "tags",
+      "url",
+      "value",
+    ]);
     for (const bad of [{ limit: 0 }, { limit: 101 }, { offset: -1 }, { aggregation: "MEDIAN" }, { direction: "UP" }]) {
-      assert.equal((await org.client.get("/api/runs/leaderboard", { projectName: project, logName: "val/loss", ...bad })).status, 400, JSON.stringify(bad));
+      assert.equal(
+        (await org.client.get("/api/runs/leaderboard", { projectName: project, logName: "val/loss", ...bad })).status,
+        400,
+        JSON.stringify(bad),
+      );
     }
   });
 
@@ -105,8 +168,14 @@ describe("statistics, comparison, leaderboard and metric names", () => {
     const all = await org.client.get("/api/runs/metric-names", { projectName: project });
     assert.deepEqual(all.body, { projectName: project, metricNames: ["only0", "only1", "only2", "only3", "only4", "val/loss"] });
     assert.deepEqual((await org.client.get("/api/runs/metric-names", { projectName: project, search: "ONLY" })).body.metricNames.length, 5);
-    assert.deepEqual((await org.client.get("/api/runs/metric-names", { projectName: project, runIds: `${runs[1]},${runs[2]}` })).body.metricNames, ["only1", "only2", "val/loss"]);
-    assert.deepEqual((await org.client.get("/api/runs/metric-names", { projectName: project, limit: 2 })).body.metricNames, ["only0", "only1"]);
+    assert.deepEqual(
+      (await org.client.get("/api/runs/metric-names", { projectName: project, runIds: `${runs[1]},${runs[2]}` })).body.metricNames,
+      ["only1", "only2", "val/loss"],
+    );
+    assert.deepEqual((await org.client.get("/api/runs/metric-names", { projectName: project, limit: 2 })).body.metricNames, [
+      "only0",
+      "only1",
+    ]);
     assert.deepEqual((await org.client.get("/api/runs/metric-names", { projectName: project, search: "%" })).body.metricNames, []);
   });
 
@@ -115,8 +184,12 @@ describe("statistics, comparison, leaderboard and metric names", () => {
     const child = await org.client.createRun({ projectName: project, forkRunId: parent, forkStep: 2 });
     await ingest(org.client, "metrics", child, toNdjson([{ step: 3, data: { "val/loss": -4 } }]));
     const expected = stats([5, 3, 8, -4]);
-    const [metric] = (await org.client.get("/api/runs/statistics", { runId: child.runId, projectName: project, logName: "val/loss" })).body.metrics;
-    assert.deepEqual([metric.count, metric.min, metric.max, metric.last], [expected.count, expected.min, expected.max, { step: 3, value: -4 }]);
+    const [metric] = (await org.client.get("/api/runs/statistics", { runId: child.runId, projectName: project, logName: "val/loss" })).body
+      .metrics;
+    assert.deepEqual(
+      [metric.count, metric.min, metric.max, metric.last],
+      [expected.count, expected.min, expected.max, { step: 3, value: -4 }],
+    );
     const board = await org.client.get("/api/runs/leaderboard", { projectName: project, logName: "val/loss", aggregation: "MIN" });
     assert.equal(board.body.runs[0].runId, child.runId);
     assert.equal(board.body.total, 6);
@@ -127,9 +200,19 @@ describe("statistics, comparison, leaderboard and metric names", () => {
     assert.equal((await other.client.get("/api/runs/statistics", { runId: runs[0]!, projectName: project })).status, 404);
     assert.equal((await other.client.get("/api/runs/leaderboard", { projectName: project, logName: "val/loss" })).status, 404);
     assert.equal((await other.client.get("/api/runs/metric-names", { projectName: project })).status, 404);
-    assert.equal((await other.client.get("/api/runs/compare", { runIds: String(runs[0]), projectName: project, logName: "val/loss" })).status, 404);
+    assert.equal(
+      (await other.client.get("/api/runs/compare", { runIds: String(runs[0]), projectName: project, logName: "val/loss" })).status,
+      404,
+    );
     const mine = await other.client.createRun({ projectName: project });
-    const compare = await other.client.get("/api/runs/compare", { runIds: `${runs[0]},${mine.runId}`, projectName: project, logName: "val/loss" });
-    assert.deepEqual(compare.body.runs.map((r: any) => r.runId), [mine.runId]);
+    const compare = await other.client.get("/api/runs/compare", {
+      runIds: `${runs[0]},${mine.runId}`,
+      projectName: project,
+      logName: "val/loss",
+    });
+    assert.deepEqual(
+      compare.body.runs.map((r: any) => r.runId),
+      [mine.runId],
+    );
   });
 });

@@ -5,7 +5,7 @@ import { makeOrg, ManualClock, startTestServer, type TestServer } from "../helpe
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** Spec §2.2, field by field: a predicate per type. */
+/** The run details fields, one by one: a predicate per type. */
 const isNullableNumber = (v: unknown) => v === null || typeof v === "number";
 const isNullableString = (v: unknown) => v === null || typeof v === "string";
 const DETAIL_FIELDS: Record<string, (v: unknown) => boolean> = {
@@ -22,7 +22,13 @@ const DETAIL_FIELDS: Record<string, (v: unknown) => boolean> = {
   externalId: isNullableString,
   logNames: (v) =>
     Array.isArray(v) &&
-    v.every((l) => typeof l.logName === "string" && typeof l.logType === "string" && (l.logGroup === null || typeof l.logGroup === "string") && Object.keys(l).length === 3),
+    v.every(
+      (l) =>
+        typeof l.logName === "string" &&
+        typeof l.logType === "string" &&
+        (l.logGroup === null || typeof l.logGroup === "string") &&
+        Object.keys(l).length === 3,
+    ),
 };
 const FORK_FIELDS: Record<string, (v: unknown) => boolean> = { forkedFromRunId: isNullableNumber, forkStep: isNullableNumber };
 
@@ -41,9 +47,17 @@ describe("run details and other reads", () => {
   });
   after(async () => test.close());
 
-  it("GET /details/{runId} returns every field of spec §2.2 with its type, fork fields and notes", async () => {
+  it("GET /details/{runId} returns every documented field with its type, fork fields and notes", async () => {
     const { client } = await makeOrg(test);
-    const created = await client.createRun({ runName: "details", projectName: "vision", tags: ["a", "b"], externalId: "ext-1", config: '{"lr": 0.1, "opt": {"name": "adam"}}', systemMetadata: '{"host": "gpu1"}', loggerSettings: '{"x": 1}' });
+    const created = await client.createRun({
+      runName: "details",
+      projectName: "vision",
+      tags: ["a", "b"],
+      externalId: "ext-1",
+      config: '{"lr": 0.1, "opt": {"name": "adam"}}',
+      systemMetadata: '{"host": "gpu1"}',
+      loggerSettings: '{"x": 1}',
+    });
     await client.post("/api/runs/logName/add", { runId: created.runId, logName: ["train/loss", "acc"], logType: "METRIC" });
     await client.post("/api/runs/notes/update", { runId: created.runId, notes: "first attempt" });
 
@@ -55,22 +69,44 @@ describe("run details and other reads", () => {
     assert.deepEqual(
       { ...response.body, logNames: undefined },
       {
-        id: created.runId, name: "details", number: 1, displayId: "VIS-1", status: "RUNNING", tags: ["a", "b"], notes: "first attempt",
-        config: { lr: 0.1, opt: { name: "adam" } }, systemMetadata: { host: "gpu1" }, loggerSettings: { x: 1 }, statusMetadata: null,
-        createdAt: expectedTime, updatedAt: expectedTime, statusUpdated: null, projectName: "vision", externalId: "ext-1",
-        forkedFromRunId: null, forkStep: null, forkChildren: [], logNames: undefined,
+        id: created.runId,
+        name: "details",
+        number: 1,
+        displayId: "VIS-1",
+        status: "RUNNING",
+        tags: ["a", "b"],
+        notes: "first attempt",
+        config: { lr: 0.1, opt: { name: "adam" } },
+        systemMetadata: { host: "gpu1" },
+        loggerSettings: { x: 1 },
+        statusMetadata: null,
+        createdAt: expectedTime,
+        updatedAt: expectedTime,
+        statusUpdated: null,
+        projectName: "vision",
+        externalId: "ext-1",
+        forkedFromRunId: null,
+        forkStep: null,
+        forkChildren: [],
+        logNames: undefined,
       },
     );
     assert.deepEqual(
       [...response.body.logNames].sort((a: { logName: string }, b: { logName: string }) => a.logName.localeCompare(b.logName)),
-      [{ logName: "acc", logType: "METRIC", logGroup: null }, { logName: "train/loss", logType: "METRIC", logGroup: "train" }],
+      [
+        { logName: "acc", logType: "METRIC", logGroup: null },
+        { logName: "train/loss", logType: "METRIC", logGroup: "train" },
+      ],
     );
   });
 
   it("GET /details/{runId} of a fork names its parent and fork step; the parent lists its forks", async () => {
     const { client } = await makeOrg(test);
     const parent = await client.createRun({ runName: "parent", projectName: "forks" });
-    assert.equal((await ingest(client, "metrics", parent, toNdjson([0, 1, 2, 3].map((step) => ({ step, data: { loss: step } }))))).status, 200);
+    assert.equal(
+      (await ingest(client, "metrics", parent, toNdjson([0, 1, 2, 3].map((step) => ({ step, data: { loss: step } }))))).status,
+      200,
+    );
     const child = await client.createRun({ runName: "child", projectName: "forks", forkRunId: parent.runId, forkStep: 2 });
     const response = await client.get(`/api/runs/details/${child.runId}`);
     assert.equal(response.status, 200);
@@ -78,7 +114,9 @@ describe("run details and other reads", () => {
     assert.equal(response.body.forkStep, 2);
     assert.deepEqual(response.body.forkChildren, []);
     const parentDetails = await client.get(`/api/runs/details/${parent.runId}`);
-    assert.deepEqual(parentDetails.body.forkChildren, [{ id: child.runId, name: "child", displayId: "FOR-2", status: "RUNNING", forkStep: 2 }]);
+    assert.deepEqual(parentDetails.body.forkChildren, [
+      { id: child.runId, name: "child", displayId: "FOR-2", status: "RUNNING", forkStep: 2 },
+    ]);
     const byDisplayId = await client.get(`/api/runs/details/by-display-id/FOR-1`);
     assert.ok(!("forkChildren" in byDisplayId.body), "the by-display-ID variant has no fork fields");
   });
@@ -87,7 +125,12 @@ describe("run details and other reads", () => {
     const mine = await makeOrg(test);
     const other = await makeOrg(test);
     const created = await mine.client.createRun({ projectName: "private" });
-    for (const [path, status] of [["/api/runs/details/abc", 400], ["/api/runs/details/0", 400], ["/api/runs/details/999999999", 404], [`/api/runs/details/${created.runId}`, 404]] as const) {
+    for (const [path, status] of [
+      ["/api/runs/details/abc", 400],
+      ["/api/runs/details/0", 400],
+      ["/api/runs/details/999999999", 404],
+      [`/api/runs/details/${created.runId}`, 404],
+    ] as const) {
       const response = await other.client.get(path);
       assert.equal(response.status, status, path);
       assert.deepEqual(Object.keys(response.body), ["error"], path);
@@ -117,7 +160,10 @@ describe("run details and other reads", () => {
     const ambiguous = await client.get("/api/runs/details/by-display-id/MPR-1");
     assert.equal(ambiguous.status, 409);
     assert.match(ambiguous.body.error, /projectName/);
-    for (const [projectName, runId] of [["my-project", first.runId], ["mpr", second.runId]] as const) {
+    for (const [projectName, runId] of [
+      ["my-project", first.runId],
+      ["mpr", second.runId],
+    ] as const) {
       const response = await client.get("/api/runs/details/by-display-id/MPR-1", { projectName });
       assert.equal(response.status, 200);
       assert.equal(response.body.id, runId);
@@ -171,8 +217,14 @@ describe("run details and other reads", () => {
     const byName = new Map(projects.map((p) => [p.name, p]));
     assert.deepEqual([...byName.keys()].sort(), ["alpha", "beta"]);
     for (const project of projects) assert.ok(Number.isInteger(project.id), project.name);
-    assert.deepEqual({ ...byName.get("beta"), id: 0 }, { id: 0, name: "beta", runCount: 3, createdAt: new Date(t0).toISOString(), updatedAt: new Date(t0 + 4000).toISOString() });
-    assert.deepEqual({ ...byName.get("alpha"), id: 0 }, { id: 0, name: "alpha", runCount: 1, createdAt: new Date(t0 + 1500).toISOString(), updatedAt: new Date(t0 + 1500).toISOString() });
+    assert.deepEqual(
+      { ...byName.get("beta"), id: 0 },
+      { id: 0, name: "beta", runCount: 3, createdAt: new Date(t0).toISOString(), updatedAt: new Date(t0 + 4000).toISOString() },
+    );
+    assert.deepEqual(
+      { ...byName.get("alpha"), id: 0 },
+      { id: 0, name: "alpha", runCount: 1, createdAt: new Date(t0 + 1500).toISOString(), updatedAt: new Date(t0 + 1500).toISOString() },
+    );
   });
 
   it("GET /api/runs/projects is empty for a new organization", async () => {
@@ -181,16 +233,45 @@ describe("run details and other reads", () => {
   });
 });
 
-/** Every operation of spec §4 and decisions §4/§8 (OpenAPI path form); those the server has must be documented. */
+/** Every operation the API specification lists (OpenAPI path form); those the server has must be documented. */
 const SPEC_OPERATIONS = [
-  "GET /api/runs/auth/validate", "POST /api/slug", "POST /api/runs/status/update", "GET /api/runs/status/history", "POST /api/runs/modelGraph/create",
-  "POST /api/runs/logName/add", "POST /api/runs/tags/update", "POST /api/runs/notes/update", "GET /api/runs/leaderboard",
-  "GET /api/runs/details/by-display-id/{displayId}", "GET /api/runs/details/{runId}", "GET /api/runs/list", "GET /api/runs/compare",
-  "GET /api/runs/statistics", "GET /api/runs/files", "GET /api/runs/logs", "GET /api/runs/metrics", "GET /api/runs/projects",
-  "GET /api/runs/metric-names", "GET /api/runs/{runId}", "POST /api/runs/create", "POST /api/runs/resume", "POST /api/runs/config/update",
-  "GET /api/runs/metrics/raw", "POST /api/runs/trigger", "POST /api/runs/alert", "GET /api/runs/modelGraph", "GET /api/runs/data",
-  "GET /api/runs/alerts", "POST /ingest/metrics", "POST /ingest/logs", "POST /ingest/data", "POST /files", "PUT /files/upload/{fileId}",
-  "GET /files/download/{fileId}/{fileName}", "GET /api/health", "GET /api/health/ready",
+  "GET /api/runs/auth/validate",
+  "POST /api/slug",
+  "POST /api/runs/status/update",
+  "GET /api/runs/status/history",
+  "POST /api/runs/modelGraph/create",
+  "POST /api/runs/logName/add",
+  "POST /api/runs/tags/update",
+  "POST /api/runs/notes/update",
+  "GET /api/runs/leaderboard",
+  "GET /api/runs/details/by-display-id/{displayId}",
+  "GET /api/runs/details/{runId}",
+  "GET /api/runs/list",
+  "GET /api/runs/compare",
+  "GET /api/runs/statistics",
+  "GET /api/runs/files",
+  "GET /api/runs/logs",
+  "GET /api/runs/metrics",
+  "GET /api/runs/projects",
+  "GET /api/runs/metric-names",
+  "GET /api/runs/{runId}",
+  "POST /api/runs/create",
+  "POST /api/runs/resume",
+  "POST /api/runs/config/update",
+  "GET /api/runs/metrics/raw",
+  "POST /api/runs/trigger",
+  "POST /api/runs/alert",
+  "GET /api/runs/modelGraph",
+  "GET /api/runs/data",
+  "GET /api/runs/alerts",
+  "POST /ingest/metrics",
+  "POST /ingest/logs",
+  "POST /ingest/data",
+  "POST /files",
+  "PUT /files/upload/{fileId}",
+  "GET /files/download/{fileId}/{fileName}",
+  "GET /api/health",
+  "GET /api/health/ready",
 ];
 
 describe("public routes and HTTP conventions", () => {
@@ -231,7 +312,9 @@ describe("public routes and HTTP conventions", () => {
     assert.equal(response.status, 200);
     const document = response.body as { openapi: string; paths: Record<string, Record<string, any>> };
     assert.match(document.openapi, /^3\./);
-    const documented = new Set(Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`)));
+    const documented = new Set(
+      Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`)),
+    );
     const app = test.server.app;
     for (const operation of SPEC_OPERATIONS) {
       const [method, path] = operation.split(" ") as [string, string];
@@ -242,13 +325,22 @@ describe("public routes and HTTP conventions", () => {
     for (const operation of documented) {
       const [method, path] = operation.split(" ") as [string, string];
       const spec = document.paths[path]![method.toLowerCase()];
-      assert.ok(app.hasRoute({ method: method as "GET", url: path.replace(/\{(\w+)\}/g, ":$1") }), `${operation} is documented but not served`);
+      assert.ok(
+        app.hasRoute({ method: method as "GET", url: path.replace(/\{(\w+)\}/g, ":$1") }),
+        `${operation} is documented but not served`,
+      );
       assert.ok(spec.responses?.["200"]?.content, `${operation}: no 200 response schema`);
       for (const [status, answer] of Object.entries(spec.responses as Record<string, any>)) {
-        assert.ok(answer.content && Object.values(answer.content).every((c: any) => c.schema), `${operation}: response ${status} has no schema`);
+        assert.ok(
+          answer.content && Object.values(answer.content).every((c: any) => c.schema),
+          `${operation}: response ${status} has no schema`,
+        );
       }
       for (const name of path.match(/\{(\w+)\}/g) ?? []) {
-        assert.ok(spec.parameters?.some((p: any) => p.in === "path" && `{${p.name}}` === name && p.schema), `${operation}: path parameter ${name}`);
+        assert.ok(
+          spec.parameters?.some((p: any) => p.in === "path" && `{${p.name}}` === name && p.schema),
+          `${operation}: path parameter ${name}`,
+        );
       }
       if (method === "POST" && operation !== "POST /api/slug") assert.ok(spec.requestBody?.content, `${operation}: no request body schema`);
     }

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { STATEMENT_CACHE_CAP } from "../../src/store/sqlite/db.js";
+import type { PostgresStore } from "../../src/store/postgres/index.js";
+import type { SqliteStore } from "../../src/store/sqlite/index.js";
 import type { ApiClient } from "../helpers/client.js";
 import { ingest, toNdjson } from "../helpers/ingest.js";
 import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
@@ -18,12 +21,51 @@ interface Spec {
 
 const T0 = Date.UTC(2026, 0, 1);
 const SPECS: Spec[] = [
-  { name: "resnet-baseline", tags: ["baseline", "cv"], status: "COMPLETED", config: { lr: 0.1, optim: { name: "sgd" }, layers: 50 }, systemMetadata: { gpu: "A100", host: "node-1" }, loss: [2, 1.5, 1.2], createdAt: T0 + 1000 },
-  { name: "ResNet-Wide", tags: ["cv"], status: "FAILED", config: { lr: 0.01, optim: { name: "adam" }, layers: 101 }, systemMetadata: { gpu: "H100" }, loss: [3, 2.5], createdAt: T0 + 2000 },
-  { name: "bert-small", tags: ["nlp"], status: "RUNNING", config: { lr: 0.001, optim: { name: "adam" }, date: "2026-03-01" }, systemMetadata: { gpu: "A100", host: "node-2" }, loss: [4, 3, 2, 0.9], createdAt: T0 + 3000 },
-  { name: "bert-large", tags: ["nlp", "big"], status: "TERMINATED", config: { lr: 0.0005, optim: { name: "adamw" }, date: "2026-05-10" }, systemMetadata: null, createdAt: T0 + 4000 },
+  {
+    name: "resnet-baseline",
+    tags: ["baseline", "cv"],
+    status: "COMPLETED",
+    config: { lr: 0.1, optim: { name: "sgd" }, layers: 50 },
+    systemMetadata: { gpu: "A100", host: "node-1" },
+    loss: [2, 1.5, 1.2],
+    createdAt: T0 + 1000,
+  },
+  {
+    name: "ResNet-Wide",
+    tags: ["cv"],
+    status: "FAILED",
+    config: { lr: 0.01, optim: { name: "adam" }, layers: 101 },
+    systemMetadata: { gpu: "H100" },
+    loss: [3, 2.5],
+    createdAt: T0 + 2000,
+  },
+  {
+    name: "bert-small",
+    tags: ["nlp"],
+    status: "RUNNING",
+    config: { lr: 0.001, optim: { name: "adam" }, date: "2026-03-01" },
+    systemMetadata: { gpu: "A100", host: "node-2" },
+    loss: [4, 3, 2, 0.9],
+    createdAt: T0 + 3000,
+  },
+  {
+    name: "bert-large",
+    tags: ["nlp", "big"],
+    status: "TERMINATED",
+    config: { lr: 0.0005, optim: { name: "adamw" }, date: "2026-05-10" },
+    systemMetadata: null,
+    createdAt: T0 + 4000,
+  },
   { name: "gpt-tiny", tags: [], status: "CANCELLED", config: null, systemMetadata: { gpu: "T4" }, loss: [5, 4.4], createdAt: T0 + 5000 },
-  { name: "mixer_50%", tags: ["cv", "big"], status: "COMPLETED", config: { lr: "auto", optim: { name: "sgd" } }, systemMetadata: { gpu: "a100" }, loss: [1, 0.5], createdAt: T0 + 6000 },
+  {
+    name: "mixer_50%",
+    tags: ["cv", "big"],
+    status: "COMPLETED",
+    config: { lr: "auto", optim: { name: "sgd" } },
+    systemMetadata: { gpu: "a100" },
+    loss: [1, 0.5],
+    createdAt: T0 + 6000,
+  },
 ];
 
 const last = (spec: Spec) => spec.loss?.at(-1);
@@ -72,10 +114,13 @@ describe("GET /api/runs/list", () => {
     return response.body.error as string;
   }
 
-  it("lists newest first with the fields of spec §2.3, pages with limit and offset, and counts every match", async () => {
+  it("lists newest first with the list item fields, pages with limit and offset, and counts every match", async () => {
     const all = await list({});
     assert.equal(all.total, SPECS.length);
-    assert.deepEqual(all.runs.map((run) => run.name), newestFirst(SPECS));
+    assert.deepEqual(
+      all.runs.map((run) => run.name),
+      newestFirst(SPECS),
+    );
     const first = all.runs.find((run) => run.name === "bert-large")!;
     assert.deepEqual(first, {
       id: ids.get("bert-large"),
@@ -90,7 +135,10 @@ describe("GET /api/runs/list", () => {
       statusUpdated: first.statusUpdated,
     });
     const page = await list({ limit: 2, offset: 1 });
-    assert.deepEqual(page.runs.map((run) => run.name), newestFirst(SPECS).slice(1, 3));
+    assert.deepEqual(
+      page.runs.map((run) => run.name),
+      newestFirst(SPECS).slice(1, 3),
+    );
     assert.equal(page.total, SPECS.length, "total ignores paging");
     assert.deepEqual((await list({ offset: 100 })).runs, []);
   });
@@ -99,23 +147,43 @@ describe("GET /api/runs/list", () => {
     assert.deepEqual(await names({ search: "RESNET" }), newestFirst(SPECS.filter((s) => s.name.toLowerCase().includes("resnet"))));
     assert.deepEqual(await names({ search: "50%" }), ["mixer_50%"], "no wildcards in a search");
     assert.deepEqual(await names({ search: "_" }), ["mixer_50%"]);
-    assert.deepEqual(await names({ tags: "big,baseline" }), newestFirst(SPECS.filter((s) => s.tags.some((t) => ["big", "baseline"].includes(t)))));
-    assert.deepEqual(await names({ status: "completed,FAILED" }), newestFirst(SPECS.filter((s) => ["COMPLETED", "FAILED"].includes(s.status))));
+    assert.deepEqual(
+      await names({ tags: "big,baseline" }),
+      newestFirst(SPECS.filter((s) => s.tags.some((t) => ["big", "baseline"].includes(t)))),
+    );
+    assert.deepEqual(
+      await names({ status: "completed,FAILED" }),
+      newestFirst(SPECS.filter((s) => ["COMPLETED", "FAILED"].includes(s.status))),
+    );
     assert.deepEqual(await names({ status: "finished" }), newestFirst(SPECS.filter((s) => s.status === "COMPLETED")), "alias");
     const combined = await list({ search: "e", tags: "cv", status: "COMPLETED" });
-    assert.deepEqual(combined.runs.map((r) => r.name), newestFirst(SPECS.filter((s) => s.name.includes("e") && s.tags.includes("cv") && s.status === "COMPLETED")));
+    assert.deepEqual(
+      combined.runs.map((r) => r.name),
+      newestFirst(SPECS.filter((s) => s.name.includes("e") && s.tags.includes("cv") && s.status === "COMPLETED")),
+    );
     assert.equal(combined.total, combined.runs.length);
   });
 
   it("sorts by duration: to the last status change once finished, to now while running", async () => {
     const made = [];
-    for (const [name, finishedAfter] of [["slow", 99_000], ["quick", 10_000], ["live", null]] as const) {
+    for (const [name, finishedAfter] of [
+      ["slow", 99_000],
+      ["quick", 10_000],
+      ["live", null],
+    ] as const) {
       const run = await client.createRun({ projectName: "durations", runName: name, createdAt: T0 });
-      if (finishedAfter !== null) assert.equal((await client.post("/api/runs/status/update", { runId: run.runId, status: "COMPLETED", statusUpdated: T0 + finishedAfter })).status, 200);
+      if (finishedAfter !== null)
+        assert.equal(
+          (await client.post("/api/runs/status/update", { runId: run.runId, status: "COMPLETED", statusUpdated: T0 + finishedAfter }))
+            .status,
+          200,
+        );
       made.push(run);
     }
     const byDuration = async (sort: string, extra: Record<string, string> = {}) =>
-      ((await client.get("/api/runs/list", { projectName: "durations", sort, ...extra })).body.runs as { name: string }[]).map((run) => run.name);
+      ((await client.get("/api/runs/list", { projectName: "durations", sort, ...extra })).body.runs as { name: string }[]).map(
+        (run) => run.name,
+      );
     assert.deepEqual(await byDuration("duration"), ["quick", "slow", "live"]);
     assert.deepEqual(await byDuration("-duration"), ["live", "slow", "quick"]);
     assert.deepEqual(await byDuration("-duration", { filter: '{"status": "COMPLETED"}' }), ["slow", "quick"], "with a filter too");
@@ -132,12 +200,21 @@ describe("GET /api/runs/list", () => {
     assert.deepEqual(await names({ sort: "summary_metrics.loss" }), [...byLoss, ...lacking]);
     assert.deepEqual(await names({ sort: "-summary_metrics.loss" }), [...[...byLoss].reverse(), ...lacking]);
     // config.lr holds numbers and one string: numbers order before strings (MongoDB's order of types).
-    const numeric = SPECS.filter((s) => typeof s.config?.lr === "number").sort((a, b) => (a.config!.lr as number) - (b.config!.lr as number));
+    const numeric = SPECS.filter((s) => typeof s.config?.lr === "number").sort(
+      (a, b) => (a.config!.lr as number) - (b.config!.lr as number),
+    );
     assert.deepEqual(await names({ sort: "config.lr" }), [...numeric.map((s) => s.name), "mixer_50%", "gpt-tiny"]);
-    assert.deepEqual((await names({ sort: "config.optim.name" }))[0], "bert-small", "nested keys by their dotted path; ties keep newest first");
+    assert.deepEqual(
+      (await names({ sort: "config.optim.name" }))[0],
+      "bert-small",
+      "nested keys by their dotted path; ties keep newest first",
+    );
     assert.deepEqual((await names({ sort: "-systemMetadata.gpu" })).slice(0, 2), ["mixer_50%", "gpt-tiny"]);
     const paged = await list({ sort: "summary_metrics.loss", limit: 2, offset: 1 });
-    assert.deepEqual(paged.runs.map((r) => r.name), byLoss.slice(1, 3));
+    assert.deepEqual(
+      paged.runs.map((r) => r.name),
+      byLoss.slice(1, 3),
+    );
     assert.equal(paged.total, SPECS.length);
   });
 
@@ -149,7 +226,11 @@ describe("GET /api/runs/list", () => {
       assert.deepEqual(run._flatConfig, { lr: 0.1, "optim.name": "sgd", layers: 50 });
       assert.deepEqual(run._flatSystemMetadata, { gpu: "A100", host: "node-1" });
     }
-    const columns = JSON.stringify([{ source: "config", key: "optim.name" }, { source: "systemMetadata", key: "host" }, { source: "config", key: "missing" }]);
+    const columns = JSON.stringify([
+      { source: "config", key: "optim.name" },
+      { source: "systemMetadata", key: "host" },
+      { source: "config", key: "missing" },
+    ]);
     const selected = await list({ includeFieldValues: "true", visibleColumns: columns });
     for (const run of selected.runs) {
       const spec = SPECS.find((s) => s.name === run.name)!;
@@ -189,22 +270,46 @@ describe("GET /api/runs/list", () => {
       [{ "summary_metrics.loss": { $gte: 1.2 } }, (s) => last(s) !== undefined && last(s)! >= 1.2],
       [{ "summaryMetrics.loss": { $ne: 0.5 } }, (s) => last(s) !== 0.5],
       [{ $or: [{ tags: "nlp" }, { status: "CANCELLED" }] }, (s) => s.tags.includes("nlp") || s.status === "CANCELLED"],
-      [{ $and: [{ "config.optim.name": "adam" }, { "summaryMetrics.loss": { $lt: 2 } }] }, (s) => (s.config?.optim as { name: string })?.name === "adam" && last(s)! < 2],
+      [
+        { $and: [{ "config.optim.name": "adam" }, { "summaryMetrics.loss": { $lt: 2 } }] },
+        (s) => (s.config?.optim as { name: string })?.name === "adam" && last(s)! < 2,
+      ],
       [{ $not: { tags: "cv" } }, (s) => !s.tags.includes("cv")],
-      [{ "config.lr": { $gt: 0.0001 }, tags: { $in: ["cv", "nlp"] }, "summaryMetrics.loss": { $lte: 2 } }, (s) => typeof s.config?.lr === "number" && s.config.lr > 0.0001 && s.tags.some((t) => ["cv", "nlp"].includes(t)) && last(s) !== undefined && last(s)! <= 2],
+      [
+        { "config.lr": { $gt: 0.0001 }, tags: { $in: ["cv", "nlp"] }, "summaryMetrics.loss": { $lte: 2 } },
+        (s) =>
+          typeof s.config?.lr === "number" &&
+          s.config.lr > 0.0001 &&
+          s.tags.some((t) => ["cv", "nlp"].includes(t)) &&
+          last(s) !== undefined &&
+          last(s)! <= 2,
+      ],
     ];
     for (const [filter, predicate] of cases) {
       const body = await list({ filter: JSON.stringify(filter) });
-      assert.deepEqual(body.runs.map((r) => r.name), newestFirst(SPECS.filter(predicate)), JSON.stringify(filter));
+      assert.deepEqual(
+        body.runs.map((r) => r.name),
+        newestFirst(SPECS.filter(predicate)),
+        JSON.stringify(filter),
+      );
       assert.equal(body.total, SPECS.filter(predicate).length);
     }
     const narrowed = await list({ filter: JSON.stringify({ tags: "cv" }), status: "COMPLETED", limit: 1 });
-    assert.deepEqual(narrowed.runs.map((r) => r.name), newestFirst(SPECS.filter((s) => s.tags.includes("cv") && s.status === "COMPLETED")).slice(0, 1));
+    assert.deepEqual(
+      narrowed.runs.map((r) => r.name),
+      newestFirst(SPECS.filter((s) => s.tags.includes("cv") && s.status === "COMPLETED")).slice(0, 1),
+    );
     assert.equal(narrowed.total, 2);
   });
 
   it("applies field filter terms per data type, all of them", async () => {
-    const term = (source: string, key: string, dataType: string, operator: string, values: unknown[]) => ({ source, key, dataType, operator, values });
+    const term = (source: string, key: string, dataType: string, operator: string, values: unknown[]) => ({
+      source,
+      key,
+      dataType,
+      operator,
+      values,
+    });
     const optim = (s: Spec) => (s.config?.optim as { name: string } | undefined)?.name;
     const cases: [unknown[], (s: Spec) => boolean][] = [
       [[term("config", "optim.name", "text", "contains", ["ADA"])], (s) => optim(s)?.includes("ada") ?? false],
@@ -213,19 +318,35 @@ describe("GET /api/runs/list", () => {
       [[term("config", "optim.name", "text", "equals", ["adam"])], (s) => optim(s) === "adam"],
       [[term("config", "optim.name", "text", "is not", ["adam"])], (s) => optim(s) !== "adam"],
       [[term("config", "layers", "number", ">", [60])], (s) => ((s.config?.layers as number) ?? -1) > 60],
-      [[term("config", "lr", "number", "is between", [0.001, 0.01])], (s) => typeof s.config?.lr === "number" && s.config.lr >= 0.001 && s.config.lr <= 0.01],
-      [[term("config", "lr", "number", "is not between", [0.001, 0.01])], (s) => !(typeof s.config?.lr === "number" && s.config.lr >= 0.001 && s.config.lr <= 0.01)],
+      [
+        [term("config", "lr", "number", "is between", [0.001, 0.01])],
+        (s) => typeof s.config?.lr === "number" && s.config.lr >= 0.001 && s.config.lr <= 0.01,
+      ],
+      [
+        [term("config", "lr", "number", "is not between", [0.001, 0.01])],
+        (s) => !(typeof s.config?.lr === "number" && s.config.lr >= 0.001 && s.config.lr <= 0.01),
+      ],
       [[term("config", "date", "date", "is after", ["2026-04-01"])], (s) => s.config?.date === "2026-05-10"],
       [[term("config", "date", "date", "is on or before", ["2026-03-01T00:00:00Z"])], (s) => s.config?.date === "2026-03-01"],
-      [[term("systemMetadata", "gpu", "option", "is any of", ["A100", "T4"])], (s) => ["A100", "T4"].includes(s.systemMetadata?.gpu as string)],
+      [
+        [term("systemMetadata", "gpu", "option", "is any of", ["A100", "T4"])],
+        (s) => ["A100", "T4"].includes(s.systemMetadata?.gpu as string),
+      ],
       [[term("systemMetadata", "gpu", "option", "is none of", ["A100"])], (s) => s.systemMetadata?.gpu !== "A100"],
       [[term("systemMetadata", "host", "text", "exists", [])], (s) => s.systemMetadata?.host !== undefined],
       [[term("systemMetadata", "host", "text", "not exists", [])], (s) => s.systemMetadata?.host === undefined],
-      [[term("config", "optim.name", "text", "regex", ["^adam"]), term("systemMetadata", "gpu", "text", "contains", ["a1"])], (s) => /^adam/.test(optim(s) ?? "") && /a1/i.test(String(s.systemMetadata?.gpu ?? ""))],
+      [
+        [term("config", "optim.name", "text", "regex", ["^adam"]), term("systemMetadata", "gpu", "text", "contains", ["a1"])],
+        (s) => /^adam/.test(optim(s) ?? "") && /a1/i.test(String(s.systemMetadata?.gpu ?? "")),
+      ],
     ];
     for (const [terms, predicate] of cases) {
       const body = await list({ fieldFilters: JSON.stringify(terms) });
-      assert.deepEqual(body.runs.map((r) => r.name), newestFirst(SPECS.filter(predicate)), JSON.stringify(terms));
+      assert.deepEqual(
+        body.runs.map((r) => r.name),
+        newestFirst(SPECS.filter(predicate)),
+        JSON.stringify(terms),
+      );
     }
   });
 
@@ -238,9 +359,15 @@ describe("GET /api/runs/list", () => {
       [{ filter: JSON.stringify({ tags: { $in: "cv" } }) }, /filter.*\$in/],
       [{ filter: JSON.stringify({ name: { $regex: "(a)\\1" } }) }, /backreference/],
       [{ fieldFilters: "[{" }, /fieldFilters: malformed JSON/],
-      [{ fieldFilters: JSON.stringify([{ source: "config", key: "lr", dataType: "number", operator: "starts with", values: ["1"] }]) }, /fieldFilters.*starts with/],
+      [
+        { fieldFilters: JSON.stringify([{ source: "config", key: "lr", dataType: "number", operator: "starts with", values: ["1"] }]) },
+        /fieldFilters.*starts with/,
+      ],
       [{ fieldFilters: JSON.stringify([{ source: "config", key: "lr", dataType: "number", operator: "is", values: [] }]) }, /fieldFilters/],
-      [{ fieldFilters: JSON.stringify([{ source: "env", key: "lr", dataType: "number", operator: ">", values: [1] }]) }, /fieldFilters.*source/],
+      [
+        { fieldFilters: JSON.stringify([{ source: "env", key: "lr", dataType: "number", operator: ">", values: [1] }]) },
+        /fieldFilters.*source/,
+      ],
       [{ visibleColumns: JSON.stringify([{ source: "tags", key: "x" }]) }, /visibleColumns\[0\]\.source/],
       [{ visibleColumns: "{}" }, /visibleColumns/],
       [{ sort: "owner" }, /sort: 'owner'/],
@@ -257,16 +384,25 @@ describe("GET /api/runs/list", () => {
   });
 
   it("runs a pathological regular expression in linear time", async () => {
-    const long = "a".repeat(100_000) + "!";
+    const long = `${"a".repeat(100_000)}!`;
     const run = await client.createRun({ projectName: "regex", runName: "long", config: JSON.stringify({ text: long }) });
     const started = Date.now();
-    const response = await client.get("/api/runs/list", { projectName: "regex", filter: JSON.stringify({ "config.text": { $regex: "^(a+)+$" } }) });
+    const response = await client.get("/api/runs/list", {
+      projectName: "regex",
+      filter: JSON.stringify({ "config.text": { $regex: "^(a+)+$" } }),
+    });
     assert.equal(response.status, 200);
     assert.deepEqual(response.body.runs, [], "the value ends in '!'");
     // A backtracking engine needs astronomically long here; linear matching takes milliseconds. The bound is loose on purpose.
     assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
-    const matching = await client.get("/api/runs/list", { projectName: "regex", filter: JSON.stringify({ "config.text": { $regex: "a+!$" } }) });
-    assert.deepEqual(matching.body.runs.map((r: { id: number }) => r.id), [run.runId]);
+    const matching = await client.get("/api/runs/list", {
+      projectName: "regex",
+      filter: JSON.stringify({ "config.text": { $regex: "a+!$" } }),
+    });
+    assert.deepEqual(
+      matching.body.runs.map((r: { id: number }) => r.id),
+      [run.runId],
+    );
   });
 
   it("compares a fork's summary metrics on its inherited points", async () => {
@@ -274,36 +410,121 @@ describe("GET /api/runs/list", () => {
     await ingest(client, "metrics", parent, toNdjson([0, 1, 2, 3, 4].map((step) => ({ step, data: { loss: 10 - step } }))));
     await client.createRun({ projectName: "forks", runName: "child", forkRunId: parent.runId, forkStep: 2 });
     const body = (await client.get("/api/runs/list", { projectName: "forks", filter: JSON.stringify({ "summaryMetrics.loss": 8 }) })).body;
-    assert.deepEqual(body.runs.map((r: { name: string }) => r.name), ["child"], "the child's LAST is the parent's value at the fork step");
+    assert.deepEqual(
+      body.runs.map((r: { name: string }) => r.name),
+      ["child"],
+      "the child's LAST is the parent's value at the fork step",
+    );
   });
 
   it("documents its parameters inline and the filter grammar as the RunFilterGrammar schema", async () => {
     const document = (await client.get("/api/openapi.json")).body;
     const parameters = document.paths["/api/runs/list"].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
-    for (const name of ["projectName", "search", "tags", "status", "limit", "offset", "includeFieldValues", "visibleColumns", "fieldFilters", "filter", "sort"]) {
+    for (const name of [
+      "projectName",
+      "search",
+      "tags",
+      "status",
+      "limit",
+      "offset",
+      "includeFieldValues",
+      "visibleColumns",
+      "fieldFilters",
+      "filter",
+      "sort",
+    ]) {
       assert.ok(parameters.includes(`query:${name}`), name);
     }
     const grammar = document.components.schemas.RunFilterGrammar.properties;
     const enumOf = (name: string) => grammar[name].items.enum;
-    // Spec §2.16, copied here by hand so that a drift in either place fails.
+    // docs/semantics.md (Run filters), copied here by hand so that a drift in either place fails.
     assert.deepEqual(enumOf("booleanOperators"), ["$and", "$or", "$not"]);
     assert.deepEqual(enumOf("leafOperators"), ["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$regex"]);
-    assert.deepEqual(enumOf("fields"), ["state", "status", "heartbeat_at", "heartbeatAt", "created_at", "createdAt", "updated_at", "updatedAt", "name", "displayName", "display_name", "tags"]);
+    assert.deepEqual(enumOf("fields"), [
+      "state",
+      "status",
+      "heartbeat_at",
+      "heartbeatAt",
+      "created_at",
+      "createdAt",
+      "updated_at",
+      "updatedAt",
+      "name",
+      "displayName",
+      "display_name",
+      "tags",
+    ]);
     assert.deepEqual(enumOf("fieldPrefixes"), ["config.", "systemMetadata.", "summaryMetrics.", "summary_metrics."]);
     const term = document.components.schemas.FieldFilterTerm.properties;
     assert.deepEqual(term.operator.enum, [
-      "contains", "does not contain", "equals", "is", "is not", "starts with", "ends with", "regex", "is greater than", ">", "is less than", "<",
-      "is greater than or equal to", ">=", "is less than or equal to", "<=", "is between", "is not between", "is before", "is on or before", "is after",
-      "is on or after", "is any of", "is none of", "exists", "not exists",
+      "contains",
+      "does not contain",
+      "equals",
+      "is",
+      "is not",
+      "starts with",
+      "ends with",
+      "regex",
+      "is greater than",
+      ">",
+      "is less than",
+      "<",
+      "is greater than or equal to",
+      ">=",
+      "is less than or equal to",
+      "<=",
+      "is between",
+      "is not between",
+      "is before",
+      "is on or before",
+      "is after",
+      "is on or after",
+      "is any of",
+      "is none of",
+      "exists",
+      "not exists",
     ]);
     assert.deepEqual(term.dataType.enum, ["text", "number", "date", "option"]);
   });
 
-  it("lists a run whose statusUpdated is the latest instant spec §8 allows", async () => {
+  it("lists a run whose statusUpdated is the latest instant allowed", async () => {
     const run = await client.createRun({ projectName: "far-future" });
     await client.post("/api/runs/status/update", { runId: run.runId, status: "COMPLETED", statusUpdated: 8_640_000_000_000_000 });
     const body = (await client.get("/api/runs/list", { projectName: "far-future" })).body;
     assert.equal(body.runs[0].statusUpdated, new Date(8_640_000_000_000_000).toISOString());
+  });
+
+  it("prepares a fixed set of SQL texts whatever the number of tags, statuses and search terms", async () => {
+    const store = test.server.store as SqliteStore | PostgresStore;
+    const sqlOfRunList = () => new Set(store.preparedStatements().filter((sql) => /FROM runs r/.test(sql)));
+    const statuses = ["RUNNING", "COMPLETED", "FAILED", "TERMINATED", "CANCELLED"];
+    const variants = (n: number) => ({
+      tags: Array.from({ length: n }, (_, i) => (i === 0 ? "cv" : `t${i}`)).join(","),
+      status: statuses.slice(0, (n % statuses.length) + 1).join(","),
+      search: "e".repeat((n % 3) + 1),
+    });
+    // Warm up every shape once (narrowed or not, each column order, the candidate scan of a filter).
+    for (const sort of ["createdAt", "-createdAt", "name", "-name", "status", "-status", "updatedAt", "-updatedAt"]) {
+      await list({ sort, ...variants(1) });
+      await list({ sort });
+    }
+    await list({ ...variants(1), filter: '{"status": "COMPLETED"}' });
+    const warm = sqlOfRunList();
+    for (let n = 1; n <= 200; n++) {
+      const query = variants(n);
+      const expected = newestFirst(
+        SPECS.filter(
+          (s) =>
+            s.name.toLowerCase().includes(query.search) &&
+            s.tags.some((t) => query.tags.split(",").includes(t)) &&
+            query.status.split(",").includes(s.status),
+        ),
+      );
+      assert.deepEqual(await names(query), expected, `${n} tags`);
+      assert.deepEqual(await names({ ...query, filter: '{"displayName": {"$ne": "none"}}' }), expected, `${n} tags, filtered`);
+    }
+    assert.deepEqual([...sqlOfRunList()].sort(), [...warm].sort(), "no new SQL text for new list lengths");
+    assert.ok(store.preparedStatements().length <= STATEMENT_CACHE_CAP);
   });
 
   it("keeps other organizations out", async () => {
@@ -311,7 +532,10 @@ describe("GET /api/runs/list", () => {
     assert.equal((await other.client.get("/api/runs/list", { projectName: "list" })).status, 404);
     await other.client.createRun({ projectName: "list", runName: "theirs" });
     const theirs = await other.client.get("/api/runs/list", { projectName: "list" });
-    assert.deepEqual(theirs.body.runs.map((r: { name: string }) => r.name), ["theirs"]);
+    assert.deepEqual(
+      theirs.body.runs.map((r: { name: string }) => r.name),
+      ["theirs"],
+    );
     assert.equal(theirs.body.total, 1);
     assert.equal((await client.withKey(undefined).get("/api/runs/list", { projectName: "list" })).status, 401);
   });

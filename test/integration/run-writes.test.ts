@@ -5,7 +5,7 @@ import { ingest, toNdjson } from "../helpers/ingest.js";
 import { makeOrg, ManualClock, startTestServer, type TestServer } from "../helpers/start-server.js";
 
 /**
- * Every run WRITE endpoint over real HTTP (spec §3, §4.2-4.7, §4.20, §8; decisions §2, §4, §6, §8, §9):
+ * Every run WRITE endpoint over real HTTP (docs/semantics.md: Runs, Responses and errors):
  * create (display IDs, JSON text fields, backfill, external IDs, forks), resume, status updates and
  * their timeline, tags, notes, config, log names, model graph, heartbeat, alerts, the stale monitor,
  * and what every route does with bad input, unknown runs, other organizations' runs and no key.
@@ -85,8 +85,15 @@ describe("run writes", () => {
       const { runId } = response.body;
       assert.ok(Number.isInteger(runId) && runId > 0);
       assert.deepEqual(response.body, {
-        runId, number: 1, displayId: "MMP-1", projectName: "my-ml-project", organizationSlug: organization.slug,
-        url: `${test.url}/projects/my-ml-project/runs/${runId}`, resumed: false, forkedFromRunId: null, forkStep: null,
+        runId,
+        number: 1,
+        displayId: "MMP-1",
+        projectName: "my-ml-project",
+        organizationSlug: organization.slug,
+        url: `${test.url}/projects/my-ml-project/runs/${runId}`,
+        resumed: false,
+        forkedFromRunId: null,
+        forkStep: null,
       });
       assert.deepEqual(
         (await projects(client)).map((p) => ({ name: p.name, runCount: p.runCount })),
@@ -110,8 +117,15 @@ describe("run writes", () => {
     it("derives display-ID prefixes from the project name and numbers runs from 1 per project", async () => {
       const { client } = await makeOrg(test);
       const prefixes: [string, string][] = [
-        ["my-ml-project", "MMP"], ["training", "TRA"], ["resnet-50", "R50"], ["my-project", "MPR"], ["a-b", "AB"],
-        ["ai", "AI"], ["my-ml_project.v2", "MMPV"], ["---", "RUN"], ["a b c d e", "ABCD"],
+        ["my-ml-project", "MMP"],
+        ["training", "TRA"],
+        ["resnet-50", "R50"],
+        ["my-project", "MPR"],
+        ["a-b", "AB"],
+        ["ai", "AI"],
+        ["my-ml_project.v2", "MMPV"],
+        ["---", "RUN"],
+        ["a b c d e", "ABCD"],
       ];
       for (const [projectName, prefix] of prefixes) {
         for (const number of [1, 2, 3]) {
@@ -128,11 +142,14 @@ describe("run writes", () => {
       assert.ok(listed.every((p) => p.runCount === 3));
     });
 
-    it("parses config, systemMetadata and loggerSettings as JSON text; \"null\" means absent", async () => {
+    it('parses config, systemMetadata and loggerSettings as JSON text; "null" means absent', async () => {
       const { client } = await makeOrg(test);
       const full = await client.createRun({
-        projectName: "json", config: '{"lr": 0.01, "layers": [1, 2], "opt": {"name": "adam"}}', systemMetadata: '{"host": "gpu-1", "cpus": 8}',
-        loggerSettings: '{"mode": "online"}', tags: ["a", "b", "a", "c"],
+        projectName: "json",
+        config: '{"lr": 0.01, "layers": [1, 2], "opt": {"name": "adam"}}',
+        systemMetadata: '{"host": "gpu-1", "cpus": 8}',
+        loggerSettings: '{"mode": "online"}',
+        tags: ["a", "b", "a", "c"],
       });
       const run = await details(client, full.runId);
       assert.deepEqual(run.config, { lr: 0.01, layers: [1, 2], opt: { name: "adam" } });
@@ -140,7 +157,14 @@ describe("run writes", () => {
       assert.deepEqual(run.loggerSettings, { mode: "online" });
       assert.deepEqual(run.tags, ["a", "b", "c"]);
 
-      const absent = await client.createRun({ projectName: "json", config: "null", systemMetadata: null, loggerSettings: "null", tags: null, externalId: null });
+      const absent = await client.createRun({
+        projectName: "json",
+        config: "null",
+        systemMetadata: null,
+        loggerSettings: "null",
+        tags: null,
+        externalId: null,
+      });
       const empty = await details(client, absent.runId);
       assert.equal(empty.config, null);
       assert.equal(empty.systemMetadata, null);
@@ -169,7 +193,10 @@ describe("run writes", () => {
       const onlyCreated = await details(client, (await client.createRun({ projectName: "backfill", createdAt })).runId);
       assert.equal(onlyCreated.createdAt, "2020-02-02T03:04:05.006Z");
       assert.equal(onlyCreated.updatedAt, "2020-02-02T03:04:05.006Z");
-      const bounds = await details(client, (await client.createRun({ projectName: "backfill", createdAt: 0, updatedAt: MAX_EPOCH_MS })).runId);
+      const bounds = await details(
+        client,
+        (await client.createRun({ projectName: "backfill", createdAt: 0, updatedAt: MAX_EPOCH_MS })).runId,
+      );
       assert.equal(bounds.createdAt, "1970-01-01T00:00:00.000Z");
       assert.equal(bounds.updatedAt, new Date(MAX_EPOCH_MS).toISOString());
       const nulls = await details(client, (await client.createRun({ projectName: "backfill", createdAt: null, updatedAt: null })).runId);
@@ -182,7 +209,13 @@ describe("run writes", () => {
       const first = await client.post("/api/runs/create", { runName: "rank0", projectName: "dist", externalId: "job-42", tags: ["x"] });
       assert.equal(first.status, 200);
       assert.equal(first.body.resumed, false);
-      const again = await client.post("/api/runs/create", { runName: "rank1", projectName: "dist", externalId: "job-42", tags: ["y"], config: '{"a": 1}' });
+      const again = await client.post("/api/runs/create", {
+        runName: "rank1",
+        projectName: "dist",
+        externalId: "job-42",
+        tags: ["y"],
+        config: '{"a": 1}',
+      });
       assert.equal(again.status, 200);
       assert.deepEqual(again.body, { ...first.body, resumed: true });
       // The attach changed nothing of a RUNNING run.
@@ -201,7 +234,11 @@ describe("run writes", () => {
       const events = await history(client, first.body.runId);
       assert.deepEqual(
         events.map((e) => [e.fromStatus, e.toStatus, e.source]),
-        [[null, "RUNNING", "api"], ["RUNNING", "COMPLETED", "api"], ["COMPLETED", "RUNNING", "resume"]],
+        [
+          [null, "RUNNING", "api"],
+          ["RUNNING", "COMPLETED", "api"],
+          ["COMPLETED", "RUNNING", "resume"],
+        ],
       );
       // External IDs are scoped to a project: the same ID elsewhere is a new run.
       const elsewhere = await client.createRun({ projectName: "dist-2", externalId: "job-42" });
@@ -209,19 +246,31 @@ describe("run writes", () => {
       assert.equal(elsewhere.resumed, false);
       assert.deepEqual(
         (await projects(client)).map((p) => [p.name, p.runCount]),
-        [["dist", 1], ["dist-2", 1]],
+        [
+          ["dist", 1],
+          ["dist-2", 1],
+        ],
       );
     });
 
     it("forks a run of the same project at a step not past the parent's last step", async () => {
       const { client } = await makeOrg(test);
-      const parent = await client.createRun({ projectName: "forks", config: '{"lr": 0.1, "opt": {"name": "adam", "beta": 0.9}}', tags: ["base", "shared"] });
+      const parent = await client.createRun({
+        projectName: "forks",
+        config: '{"lr": 0.1, "opt": {"name": "adam", "beta": 0.9}}',
+        tags: ["base", "shared"],
+      });
       const points = [0, 1, 2, 3, 4].map((step) => ({ step, data: { loss: 1 } }));
       const ingested = await ingest(client, "metrics", parent, toNdjson(points));
       assert.equal(ingested.status, 200, JSON.stringify(ingested.body));
 
       const child = await client.post("/api/runs/create", {
-        runName: "child", projectName: "forks", forkRunId: parent.runId, forkStep: 4, config: '{"opt": {"name": "sgd"}, "seed": 7}', tags: ["shared", "mine"],
+        runName: "child",
+        projectName: "forks",
+        forkRunId: parent.runId,
+        forkStep: 4,
+        config: '{"opt": {"name": "sgd"}, "seed": 7}',
+        tags: ["shared", "mine"],
       });
       assert.equal(child.status, 200, JSON.stringify(child.body));
       assert.equal(child.body.forkedFromRunId, parent.runId);
@@ -238,43 +287,108 @@ describe("run writes", () => {
       assert.deepEqual(childRun.tags, ["shared", "mine"]);
 
       const noInherit = await client.createRun({
-        projectName: "forks", forkRunId: parent.runId, forkStep: 0, inheritConfig: false, inheritTags: true, config: '{"seed": 1}', tags: ["mine", "base"],
+        projectName: "forks",
+        forkRunId: parent.runId,
+        forkStep: 0,
+        inheritConfig: false,
+        inheritTags: true,
+        config: '{"seed": 1}',
+        tags: ["mine", "base"],
       });
       const noInheritRun = await details(client, noInherit.runId);
       assert.deepEqual(noInheritRun.config, { seed: 1 });
       assert.deepEqual([...noInheritRun.tags].sort(), ["base", "mine", "shared"]);
       assert.equal(new Set(noInheritRun.tags).size, noInheritRun.tags.length, "a union has no duplicates");
 
-      const nullDefaults = await client.createRun({ projectName: "forks", forkRunId: parent.runId, forkStep: 2, inheritConfig: null, inheritTags: null });
+      const nullDefaults = await client.createRun({
+        projectName: "forks",
+        forkRunId: parent.runId,
+        forkStep: 2,
+        inheritConfig: null,
+        inheritTags: null,
+      });
       const nullDefaultsRun = await details(client, nullDefaults.runId);
       assert.deepEqual(nullDefaultsRun.config, { lr: 0.1, opt: { name: "adam", beta: 0.9 } });
       assert.deepEqual(nullDefaultsRun.tags, []);
 
       // A fork of a fork may fork at up to the step it inherits.
-      const grandchild = await client.post("/api/runs/create", { runName: "gc", projectName: "forks", forkRunId: child.body.runId, forkStep: 4 });
+      const grandchild = await client.post("/api/runs/create", {
+        runName: "gc",
+        projectName: "forks",
+        forkRunId: child.body.runId,
+        forkStep: 4,
+      });
       assert.equal(grandchild.status, 200, JSON.stringify(grandchild.body));
-      const tooFarGrandchild = await client.post("/api/runs/create", { runName: "gc", projectName: "forks", forkRunId: child.body.runId, forkStep: 5 });
+      const tooFarGrandchild = await client.post("/api/runs/create", {
+        runName: "gc",
+        projectName: "forks",
+        forkRunId: child.body.runId,
+        forkStep: 5,
+      });
       assertError(tooFarGrandchild, 400, /forkStep/, "past the lineage's last step");
 
       // Past the parent's last step.
-      assertError(await client.post("/api/runs/create", { runName: "x", projectName: "forks", forkRunId: parent.runId, forkStep: 5 }), 400, /forkStep/, "forkStep 5");
+      assertError(
+        await client.post("/api/runs/create", { runName: "x", projectName: "forks", forkRunId: parent.runId, forkStep: 5 }),
+        400,
+        /forkStep/,
+        "forkStep 5",
+      );
       // forkStep and forkRunId go together.
-      assertError(await client.post("/api/runs/create", { runName: "x", projectName: "forks", forkRunId: parent.runId }), 400, /forkStep/, "no forkStep");
-      assertError(await client.post("/api/runs/create", { runName: "x", projectName: "forks", forkRunId: parent.runId, forkStep: null }), 400, /forkStep/, "null forkStep");
-      assertError(await client.post("/api/runs/create", { runName: "x", projectName: "forks", forkStep: 1 }), 400, /forkRunId/, "no forkRunId");
-      assertError(await client.post("/api/runs/create", { runName: "x", projectName: "forks", forkRunId: parent.runId, forkStep: -1 }), 400, /forkStep/, "negative forkStep");
+      assertError(
+        await client.post("/api/runs/create", { runName: "x", projectName: "forks", forkRunId: parent.runId }),
+        400,
+        /forkStep/,
+        "no forkStep",
+      );
+      assertError(
+        await client.post("/api/runs/create", { runName: "x", projectName: "forks", forkRunId: parent.runId, forkStep: null }),
+        400,
+        /forkStep/,
+        "null forkStep",
+      );
+      assertError(
+        await client.post("/api/runs/create", { runName: "x", projectName: "forks", forkStep: 1 }),
+        400,
+        /forkRunId/,
+        "no forkRunId",
+      );
+      assertError(
+        await client.post("/api/runs/create", { runName: "x", projectName: "forks", forkRunId: parent.runId, forkStep: -1 }),
+        400,
+        /forkStep/,
+        "negative forkStep",
+      );
       // Unknown parent, or a parent of another project: 404 naming forkRunId.
-      assertError(await client.post("/api/runs/create", { runName: "x", projectName: "forks", forkRunId: 999_999_999, forkStep: 0 }), 404, /forkRunId/, "unknown parent");
-      assertError(await client.post("/api/runs/create", { runName: "x", projectName: "other-project", forkRunId: parent.runId, forkStep: 0 }), 404, /forkRunId/, "other project");
+      assertError(
+        await client.post("/api/runs/create", { runName: "x", projectName: "forks", forkRunId: 999_999_999, forkStep: 0 }),
+        404,
+        /forkRunId/,
+        "unknown parent",
+      );
+      assertError(
+        await client.post("/api/runs/create", { runName: "x", projectName: "other-project", forkRunId: parent.runId, forkStep: 0 }),
+        404,
+        /forkRunId/,
+        "other project",
+      );
       // None of the failures left a run behind: the next run of "forks" is number 6, "other-project" does not exist.
       assert.equal((await client.createRun({ projectName: "forks" })).number, 6);
-      assert.deepEqual((await projects(client)).map((p) => [p.name, p.runCount]), [["forks", 6]]);
+      assert.deepEqual(
+        (await projects(client)).map((p) => [p.name, p.runCount]),
+        [["forks", 6]],
+      );
     });
 
     it("forks a parent without any points at step 0 only", async () => {
       const { client } = await makeOrg(test);
       const parent = await client.createRun({ projectName: "empty-parent" });
-      assertError(await client.post("/api/runs/create", { runName: "x", projectName: "empty-parent", forkRunId: parent.runId, forkStep: 1 }), 400, /forkStep/, "step 1");
+      assertError(
+        await client.post("/api/runs/create", { runName: "x", projectName: "empty-parent", forkRunId: parent.runId, forkStep: 1 }),
+        400,
+        /forkStep/,
+        "step 1",
+      );
       const child = await client.createRun({ projectName: "empty-parent", forkRunId: parent.runId, forkStep: 0 });
       assert.equal(child.number, 2);
     });
@@ -284,16 +398,24 @@ describe("run writes", () => {
     it("32 concurrent creates with one externalId yield exactly one run with one RUNNING event", async () => {
       const { client } = await makeOrg(test);
       const responses = await Promise.all(
-        Array.from({ length: 32 }, (_, rank) => client.post("/api/runs/create", { runName: `rank-${rank}`, projectName: "ddp", externalId: "ddp-job" })),
+        Array.from({ length: 32 }, (_, rank) =>
+          client.post("/api/runs/create", { runName: `rank-${rank}`, projectName: "ddp", externalId: "ddp-job" }),
+        ),
       );
       for (const response of responses) assert.equal(response.status, 200, JSON.stringify(response.body));
       const runIds = new Set(responses.map((r) => r.body.runId));
       assert.equal(runIds.size, 1);
       assert.equal(responses.filter((r) => r.body.resumed === false).length, 1, "exactly one create made the run");
       assert.ok(responses.every((r) => r.body.number === 1 && r.body.displayId === "DDP-1"));
-      assert.deepEqual((await projects(client)).map((p) => [p.name, p.runCount]), [["ddp", 1]]);
+      assert.deepEqual(
+        (await projects(client)).map((p) => [p.name, p.runCount]),
+        [["ddp", 1]],
+      );
       const events = await history(client, [...runIds][0]!);
-      assert.deepEqual(events.map((e) => [e.fromStatus, e.toStatus]), [[null, "RUNNING"]]);
+      assert.deepEqual(
+        events.map((e) => [e.fromStatus, e.toStatus]),
+        [[null, "RUNNING"]],
+      );
       assert.equal((await client.createRun({ projectName: "ddp" })).number, 2);
     });
 
@@ -301,7 +423,9 @@ describe("run writes", () => {
       const { client } = await makeOrg(test);
       const run = await client.createRun({ projectName: "ranks" });
       const statuses = ["COMPLETED", "TERMINATED", "CANCELLED", "COMPLETED", "FAILED", "COMPLETED", "CANCELLED", "TERMINATED"];
-      const responses = await Promise.all(Array.from({ length: 32 }, (_, i) => setStatus(client, run.runId, statuses[i % statuses.length]!)));
+      const responses = await Promise.all(
+        Array.from({ length: 32 }, (_, i) => setStatus(client, run.runId, statuses[i % statuses.length]!)),
+      );
       for (const response of responses) {
         assert.equal(response.status, 200, JSON.stringify(response.body));
         assert.equal(response.body.success, true);
@@ -330,8 +454,13 @@ describe("run writes", () => {
       const run = await client.createRun({ projectName: "resumable", externalId: "ext-7" });
       await client.createRun({ projectName: "resumable" });
       const expected = {
-        runId: run.runId, number: 1, displayId: "RES-1", projectName: "resumable", organizationSlug: organization.slug,
-        url: `${test.url}/projects/resumable/runs/${run.runId}`, resumed: true,
+        runId: run.runId,
+        number: 1,
+        displayId: "RES-1",
+        projectName: "resumable",
+        organizationSlug: organization.slug,
+        url: `${test.url}/projects/resumable/runs/${run.runId}`,
+        resumed: true,
       };
       const references: Record<string, unknown>[] = [
         { runId: run.runId },
@@ -344,8 +473,11 @@ describe("run writes", () => {
       for (const reference of references) {
         const response = await client.post("/api/runs/resume", reference);
         assert.equal(response.status, 200, `${JSON.stringify(reference)}: ${JSON.stringify(response.body)}`);
-        // Fork fields are not part of the resume response (spec §4.20).
-        assert.deepEqual({ ...response.body, forkedFromRunId: undefined, forkStep: undefined }, { ...expected, forkedFromRunId: undefined, forkStep: undefined });
+        // Fork fields are not part of the resume response (docs/semantics.md, Runs).
+        assert.deepEqual(
+          { ...response.body, forkedFromRunId: undefined, forkStep: undefined },
+          { ...expected, forkedFromRunId: undefined, forkStep: undefined },
+        );
       }
       // Resuming a RUNNING run changes nothing.
       assert.equal((await history(client, run.runId)).length, 1);
@@ -357,9 +489,14 @@ describe("run writes", () => {
       const after = await details(client, run.runId);
       assert.equal(after.status, "RUNNING");
       assert.equal(after.statusUpdated, NOW_ISO);
-      assert.deepEqual((await history(client, run.runId)).map((e) => [e.fromStatus, e.toStatus, e.source]), [
-        [null, "RUNNING", "api"], ["RUNNING", "FAILED", "api"], ["FAILED", "RUNNING", "resume"],
-      ]);
+      assert.deepEqual(
+        (await history(client, run.runId)).map((e) => [e.fromStatus, e.toStatus, e.source]),
+        [
+          [null, "RUNNING", "api"],
+          ["RUNNING", "FAILED", "api"],
+          ["FAILED", "RUNNING", "resume"],
+        ],
+      );
     });
 
     it("400 for externalId without projectName or an empty reference, 404 for unknown runs", async () => {
@@ -367,14 +504,34 @@ describe("run writes", () => {
       const run = await client.createRun({ projectName: "resumable", externalId: "ext-1" });
       assertError(await client.post("/api/runs/resume", { externalId: "ext-1" }), 400, /projectName/, "externalId alone");
       assertError(await client.post("/api/runs/resume", {}), 400, undefined, "no reference");
-      assertError(await client.post("/api/runs/resume", { externalId: "" , projectName: "resumable" }), 400, /externalId/, "empty externalId");
+      assertError(
+        await client.post("/api/runs/resume", { externalId: "", projectName: "resumable" }),
+        400,
+        /externalId/,
+        "empty externalId",
+      );
       assertError(await client.post("/api/runs/resume", { runId: 0 }), 400, /runId/, "runId 0");
       assertError(await client.post("/api/runs/resume", { runId: 999_999_999 }), 404, undefined, "unknown runId");
-      assertError(await client.post("/api/runs/resume", { runId: run.runId, projectName: "elsewhere" }), 404, undefined, "runId in another project");
+      assertError(
+        await client.post("/api/runs/resume", { runId: run.runId, projectName: "elsewhere" }),
+        404,
+        undefined,
+        "runId in another project",
+      );
       assertError(await client.post("/api/runs/resume", { displayId: "RES-2" }), 404, undefined, "unknown displayId");
       assertError(await client.post("/api/runs/resume", { displayId: "RES" }), 400, /displayId/, "malformed displayId");
-      assertError(await client.post("/api/runs/resume", { externalId: "ext-2", projectName: "resumable" }), 404, undefined, "unknown externalId");
-      assertError(await client.post("/api/runs/resume", { externalId: "ext-1", projectName: "elsewhere" }), 404, undefined, "externalId in another project");
+      assertError(
+        await client.post("/api/runs/resume", { externalId: "ext-2", projectName: "resumable" }),
+        404,
+        undefined,
+        "unknown externalId",
+      );
+      assertError(
+        await client.post("/api/runs/resume", { externalId: "ext-1", projectName: "elsewhere" }),
+        404,
+        undefined,
+        "externalId in another project",
+      );
     });
   });
 
@@ -394,7 +551,11 @@ describe("run writes", () => {
 
       // Lower precedence: ignored, nothing stored.
       for (const status of ["COMPLETED", "TERMINATED", "CANCELLED", "FAILED"]) {
-        const ignored = await setStatus(client, run.runId, status, { statusUpdated: 5, statusMetadata: '{"ignored": true}', loggerSettings: '{"ignored": true}' });
+        const ignored = await setStatus(client, run.runId, status, {
+          statusUpdated: 5,
+          statusMetadata: '{"ignored": true}',
+          loggerSettings: '{"ignored": true}',
+        });
         assert.equal(ignored.status, 200, status);
         assert.deepEqual(ignored.body, { success: true, applied: false }, status);
       }
@@ -407,7 +568,17 @@ describe("run writes", () => {
       let events = await history(client, run.runId);
       assert.equal(events.length, 2);
       const event = events[1];
-      assert.deepEqual(Object.keys(event).sort(), ["actorId", "apiKeyId", "createdAt", "fromStatus", "id", "metadata", "runId", "source", "toStatus"]);
+      assert.deepEqual(Object.keys(event).sort(), [
+        "actorId",
+        "apiKeyId",
+        "createdAt",
+        "fromStatus",
+        "id",
+        "metadata",
+        "runId",
+        "source",
+        "toStatus",
+      ]);
       assert.equal(typeof event.id, "string");
       assert.notEqual(event.id, events[0].id);
       assert.equal(event.runId, run.runId);
@@ -430,30 +601,48 @@ describe("run writes", () => {
       assert.deepEqual((await setStatus(client, run.runId, "COMPLETED")).body, { success: true, applied: false });
       assert.deepEqual((await setStatus(client, run.runId, "TERMINATED", { statusUpdated: 0 })).body, { success: true, applied: true });
       assert.equal((await details(client, run.runId)).statusUpdated, "1970-01-01T00:00:00.000Z");
-      assert.deepEqual((await setStatus(client, run.runId, "CANCELLED", { statusUpdated: MAX_EPOCH_MS })).body, { success: true, applied: true });
+      assert.deepEqual((await setStatus(client, run.runId, "CANCELLED", { statusUpdated: MAX_EPOCH_MS })).body, {
+        success: true,
+        applied: true,
+      });
       assert.equal((await details(client, run.runId)).statusUpdated, "+275760-09-13T00:00:00.000Z");
       assert.deepEqual((await setStatus(client, run.runId, "COMPLETED")).body, { success: true, applied: false });
       assert.equal((await details(client, run.runId)).status, "CANCELLED");
 
       events = await history(client, run.runId);
-      assert.deepEqual(events.map((e) => [e.fromStatus, e.toStatus]), [
-        [null, "RUNNING"], ["RUNNING", "FAILED"], ["FAILED", "RUNNING"], ["RUNNING", "COMPLETED"], ["COMPLETED", "TERMINATED"], ["TERMINATED", "CANCELLED"],
-      ]);
+      assert.deepEqual(
+        events.map((e) => [e.fromStatus, e.toStatus]),
+        [
+          [null, "RUNNING"],
+          ["RUNNING", "FAILED"],
+          ["FAILED", "RUNNING"],
+          ["RUNNING", "COMPLETED"],
+          ["COMPLETED", "TERMINATED"],
+          ["TERMINATED", "CANCELLED"],
+        ],
+      );
       assert.ok(events.every((e) => e.source === "api"));
     });
 
     it("deep-merges loggerSettings and stores or clears statusMetadata", async () => {
       const { client } = await makeOrg(test);
-      const run = await client.createRun({ projectName: "settings", loggerSettings: '{"a": {"b": 1, "c": [1, 2]}, "keep": "yes", "gone": 1}' });
+      const run = await client.createRun({
+        projectName: "settings",
+        loggerSettings: '{"a": {"b": 1, "c": [1, 2]}, "keep": "yes", "gone": 1}',
+      });
       const response = await setStatus(client, run.runId, "COMPLETED", {
-        loggerSettings: '{"a": {"c": [3], "d": 4}, "gone": null, "new": {"x": true}}', statusMetadata: '{"note": "done", "list": [1]}',
+        loggerSettings: '{"a": {"c": [3], "d": 4}, "gone": null, "new": {"x": true}}',
+        statusMetadata: '{"note": "done", "list": [1]}',
       });
       assert.deepEqual(response.body, { success: true, applied: true });
       let run1 = await details(client, run.runId);
       assert.deepEqual(run1.loggerSettings, { a: { b: 1, c: [3], d: 4 }, keep: "yes", gone: null, new: { x: true } });
       assert.deepEqual(run1.statusMetadata, { note: "done", list: [1] });
       // A write without statusMetadata stores none; without loggerSettings keeps them.
-      assert.deepEqual((await setStatus(client, run.runId, "FAILED", { statusMetadata: "null", loggerSettings: null })).body, { success: true, applied: true });
+      assert.deepEqual((await setStatus(client, run.runId, "FAILED", { statusMetadata: "null", loggerSettings: null })).body, {
+        success: true,
+        applied: true,
+      });
       run1 = await details(client, run.runId);
       assert.equal(run1.statusMetadata, null);
       assert.deepEqual(run1.loggerSettings, { a: { b: 1, c: [3], d: 4 }, keep: "yes", gone: null, new: { x: true } });
@@ -476,7 +665,9 @@ describe("run writes", () => {
     it("tags/update replaces the tags, deduplicated in order; more than 50 is a 400 naming tags", async () => {
       const { client } = await makeOrg(test);
       const run = await client.createRun({ projectName: "tags", tags: ["old", "older"] });
-      assert.deepEqual((await client.post("/api/runs/tags/update", { runId: run.runId, tags: ["b", "a", "b", "c", "a"] })).body, { success: true });
+      assert.deepEqual((await client.post("/api/runs/tags/update", { runId: run.runId, tags: ["b", "a", "b", "c", "a"] })).body, {
+        success: true,
+      });
       assert.deepEqual((await details(client, run.runId)).tags, ["b", "a", "c"]);
       const fifty = Array.from({ length: 50 }, (_, i) => `t${i}`);
       assert.equal((await client.post("/api/runs/tags/update", { runId: run.runId, tags: fifty })).status, 200);
@@ -487,14 +678,19 @@ describe("run writes", () => {
       assert.deepEqual((await details(client, run.runId)).tags, []);
     });
 
-    it("notes/update sets notes, null and \"\" clear them, more than 1000 characters is a 400", async () => {
+    it('notes/update sets notes, null and "" clear them, more than 1000 characters is a 400', async () => {
       const { client } = await makeOrg(test);
       const run = await client.createRun({ projectName: "notes" });
       assert.equal((await details(client, run.runId)).notes, null);
       const max = "n".repeat(1000);
       assert.deepEqual((await client.post("/api/runs/notes/update", { runId: run.runId, notes: max })).body, { success: true });
       assert.equal((await details(client, run.runId)).notes, max);
-      assertError(await client.post("/api/runs/notes/update", { runId: run.runId, notes: "n".repeat(1001) }), 400, /^notes\b/, "1001 chars");
+      assertError(
+        await client.post("/api/runs/notes/update", { runId: run.runId, notes: "n".repeat(1001) }),
+        400,
+        /^notes\b/,
+        "1001 chars",
+      );
       assert.equal((await details(client, run.runId)).notes, max);
       assert.equal((await client.post("/api/runs/notes/update", { runId: run.runId, notes: null })).status, 200);
       assert.equal((await details(client, run.runId)).notes, null);
@@ -507,14 +703,35 @@ describe("run writes", () => {
 
     it("config/update deep-merges into the existing config", async () => {
       const { client } = await makeOrg(test);
-      const run = await client.createRun({ projectName: "config", config: '{"lr": 0.1, "opt": {"name": "adam", "betas": [0.9, 0.99]}, "drop": 1}' });
-      assert.deepEqual((await client.post("/api/runs/config/update", { runId: run.runId, config: '{"opt": {"betas": [0.8], "eps": 1e-8}, "drop": null, "epochs": 3}' })).body, { success: true });
-      assert.deepEqual((await details(client, run.runId)).config, { lr: 0.1, opt: { name: "adam", betas: [0.8], eps: 1e-8 }, drop: null, epochs: 3 });
+      const run = await client.createRun({
+        projectName: "config",
+        config: '{"lr": 0.1, "opt": {"name": "adam", "betas": [0.9, 0.99]}, "drop": 1}',
+      });
+      assert.deepEqual(
+        (
+          await client.post("/api/runs/config/update", {
+            runId: run.runId,
+            config: '{"opt": {"betas": [0.8], "eps": 1e-8}, "drop": null, "epochs": 3}',
+          })
+        ).body,
+        { success: true },
+      );
+      assert.deepEqual((await details(client, run.runId)).config, {
+        lr: 0.1,
+        opt: { name: "adam", betas: [0.8], eps: 1e-8 },
+        drop: null,
+        epochs: 3,
+      });
       const empty = await client.createRun({ projectName: "config" });
       assert.equal((await client.post("/api/runs/config/update", { runId: empty.runId, config: '{"a": {"b": 1}}' })).status, 200);
       assert.deepEqual((await details(client, empty.runId)).config, { a: { b: 1 } });
       for (const bad of ["{", "null", "", "   "]) {
-        assertError(await client.post("/api/runs/config/update", { runId: empty.runId, config: bad }), 400, /^config\b/, `config=${JSON.stringify(bad)}`);
+        assertError(
+          await client.post("/api/runs/config/update", { runId: empty.runId, config: bad }),
+          400,
+          /^config\b/,
+          `config=${JSON.stringify(bad)}`,
+        );
       }
       assertError(await client.post("/api/runs/config/update", { runId: empty.runId }), 400, /config/, "config missing");
       assert.deepEqual((await details(client, empty.runId)).config, { a: { b: 1 } });
@@ -523,10 +740,22 @@ describe("run writes", () => {
     it("logName/add records names with their type and group, listed in details", async () => {
       const { client } = await makeOrg(test);
       const run = await client.createRun({ projectName: "lognames" });
-      assert.deepEqual((await client.post("/api/runs/logName/add", { runId: run.runId, logName: ["train/loss", "train/acc", "lr"], logType: "METRIC" })).body, { success: true });
-      assert.equal((await client.post("/api/runs/logName/add", { runId: run.runId, logName: ["media/images/sample", "train/loss"], logType: "IMAGE" })).status, 200);
+      assert.deepEqual(
+        (await client.post("/api/runs/logName/add", { runId: run.runId, logName: ["train/loss", "train/acc", "lr"], logType: "METRIC" }))
+          .body,
+        { success: true },
+      );
+      assert.equal(
+        (await client.post("/api/runs/logName/add", { runId: run.runId, logName: ["media/images/sample", "train/loss"], logType: "IMAGE" }))
+          .status,
+        200,
+      );
       for (const logType of ["VIDEO", "AUDIO", "FILE", "TEXT", "ARTIFACT", "HISTOGRAM", "TABLE", "DATA"]) {
-        assert.equal((await client.post("/api/runs/logName/add", { runId: run.runId, logName: [`t/${logType.toLowerCase()}`], logType })).status, 200, logType);
+        assert.equal(
+          (await client.post("/api/runs/logName/add", { runId: run.runId, logName: [`t/${logType.toLowerCase()}`], logType })).status,
+          200,
+          logType,
+        );
       }
       const logNames = (await details(client, run.runId)).logNames as { logName: string; logType: string; logGroup: string | null }[];
       const byName = new Map(logNames.map((l) => [l.logName, l]));
@@ -535,8 +764,18 @@ describe("run writes", () => {
       assert.deepEqual(byName.get("lr"), { logName: "lr", logType: "METRIC", logGroup: null });
       assert.deepEqual(byName.get("media/images/sample"), { logName: "media/images/sample", logType: "IMAGE", logGroup: "media/images" });
       assert.deepEqual(byName.get("t/histogram"), { logName: "t/histogram", logType: "HISTOGRAM", logGroup: "t" });
-      assertError(await client.post("/api/runs/logName/add", { runId: run.runId, logName: ["x"], logType: "BOGUS" }), 400, /logType/, "bad type");
-      assertError(await client.post("/api/runs/logName/add", { runId: run.runId, logName: [], logType: "METRIC" }), 400, /logName/, "no names");
+      assertError(
+        await client.post("/api/runs/logName/add", { runId: run.runId, logName: ["x"], logType: "BOGUS" }),
+        400,
+        /logType/,
+        "bad type",
+      );
+      assertError(
+        await client.post("/api/runs/logName/add", { runId: run.runId, logName: [], logType: "METRIC" }),
+        400,
+        /logName/,
+        "no names",
+      );
       assertError(await client.post("/api/runs/logName/add", { runId: run.runId, logType: "METRIC" }), 400, /logName/, "missing names");
       assert.equal((await details(client, run.runId)).logNames.length, 12);
     });
@@ -560,7 +799,11 @@ describe("run writes", () => {
         assertError(await client.post("/api/runs/modelGraph/create", { runId: run.runId, graph }), 400, field, label);
       }
       assertError(await client.post("/api/runs/modelGraph/create", { runId: run.runId }), 400, /graph/, "graph missing");
-      assert.deepEqual((await client.get("/api/runs/modelGraph", { runId: run.runId })).body.graph, GRAPH, "rejected graphs changed nothing");
+      assert.deepEqual(
+        (await client.get("/api/runs/modelGraph", { runId: run.runId })).body.graph,
+        GRAPH,
+        "rejected graphs changed nothing",
+      );
       const replacement = { format: "onnx", nodes: { only: { type: "Identity", depth: 0 } } };
       assert.equal((await client.post("/api/runs/modelGraph/create", { runId: run.runId, graph: replacement })).status, 200);
       assert.deepEqual((await client.get("/api/runs/modelGraph", { runId: run.runId })).body.graph, replacement);
@@ -583,13 +826,20 @@ describe("run writes", () => {
       const run = await client.createRun({ projectName: "alerts" });
       assert.deepEqual((await client.get("/api/runs/alerts", { runId: run.runId })).body, { alerts: [] });
       assert.deepEqual((await client.post("/api/runs/alert", { runId: run.runId, alert: ALERT })).body, { success: true });
-      assert.deepEqual((await client.post("/api/runs/alert", { runId: run.runId, alert: { title: "done", body: "", level: "INFO", timestamp: null } })).body, { success: true });
+      assert.deepEqual(
+        (await client.post("/api/runs/alert", { runId: run.runId, alert: { title: "done", body: "", level: "INFO", timestamp: null } }))
+          .body,
+        { success: true },
+      );
       const listed = await client.get("/api/runs/alerts", { runId: run.runId });
       assert.equal(listed.status, 200);
       assert.equal(listed.body.alerts.length, 2);
       const [first, second] = listed.body.alerts;
       assert.ok(Number.isInteger(first.id) && second.id > first.id);
-      assert.deepEqual({ ...first, id: 0 }, { id: 0, title: ALERT.title, body: ALERT.body, level: ALERT.level, timestamp: "2026-01-01T12:00:00.000Z", createdAt: NOW_ISO });
+      assert.deepEqual(
+        { ...first, id: 0 },
+        { id: 0, title: ALERT.title, body: ALERT.body, level: ALERT.level, timestamp: "2026-01-01T12:00:00.000Z", createdAt: NOW_ISO },
+      );
       assert.deepEqual({ ...second, id: 0 }, { id: 0, title: "done", body: "", level: "INFO", timestamp: null, createdAt: NOW_ISO });
       const bad: [string, unknown, RegExp][] = [
         ["missing title", { body: "b", level: "INFO" }, /title/],
@@ -597,13 +847,17 @@ describe("run writes", () => {
         ["missing level", { title: "t", body: "b" }, /level/],
         ["negative timestamp", { ...ALERT, timestamp: -1 }, /timestamp/],
       ];
-      for (const [label, alert, field] of bad) assertError(await client.post("/api/runs/alert", { runId: run.runId, alert }), 400, field, label);
+      for (const [label, alert, field] of bad)
+        assertError(await client.post("/api/runs/alert", { runId: run.runId, alert }), 400, field, label);
       assertError(await client.post("/api/runs/alert", { runId: run.runId }), 400, /alert/, "alert missing");
-      // The whole range of spec §8 reads back, years past 9999 included.
+      // The whole timestamp range reads back, years past 9999 included.
       assert.equal((await client.post("/api/runs/alert", { runId: run.runId, alert: { ...ALERT, timestamp: MAX_EPOCH_MS } })).status, 200);
       const all = await client.get("/api/runs/alerts", { runId: run.runId });
       assert.equal(all.status, 200, JSON.stringify(all.body));
-      assert.deepEqual(all.body.alerts.map((a: { timestamp: string | null }) => a.timestamp), ["2026-01-01T12:00:00.000Z", null, "+275760-09-13T00:00:00.000Z"]);
+      assert.deepEqual(
+        all.body.alerts.map((a: { timestamp: string | null }) => a.timestamp),
+        ["2026-01-01T12:00:00.000Z", null, "+275760-09-13T00:00:00.000Z"],
+      );
       await client.post("/api/runs/alert", { runId: run.runId, alert: { ...ALERT, timestamp: 0 } });
       assert.equal((await client.get("/api/runs/alerts", { runId: run.runId })).body.alerts.length, 4);
       assertError(await client.get("/api/runs/alerts", { runId: 999_999_999 }), 404, undefined, "unknown run");
@@ -611,7 +865,7 @@ describe("run writes", () => {
   });
 
   describe("bad input and access", () => {
-    it("rejects values outside the limits of spec §8 with a 400 naming the field, storing nothing", async () => {
+    it("rejects values outside the documented limits with a 400 naming the field, storing nothing", async () => {
       const { client } = await makeOrg(test);
       const run = await client.createRun({ projectName: "limits" });
       const tags51 = Array.from({ length: 51 }, (_, i) => `t${i}`);
@@ -660,7 +914,10 @@ describe("run writes", () => {
       }
       assert.deepEqual(await details(client, run.runId), before);
       assert.equal((await history(client, run.runId)).length, 1);
-      assert.deepEqual((await projects(client)).map((p) => [p.name, p.runCount]), [["limits", 1]]);
+      assert.deepEqual(
+        (await projects(client)).map((p) => [p.name, p.runCount]),
+        [["limits", 1]],
+      );
       // The edges of the ranges are accepted.
       assert.equal((await setStatus(client, run.runId, "COMPLETED", { statusUpdated: MAX_EPOCH_MS })).status, 200);
     });
@@ -669,22 +926,47 @@ describe("run writes", () => {
       const { client } = await makeOrg(test);
       const run = await client.createRun({ projectName: "bodies" });
       const routes = ["/api/runs/create", ...writeRoutes(run.runId).map(([path]) => path)];
-      const valid: Record<string, unknown> = Object.fromEntries([["/api/runs/create", { runName: "x", projectName: "bodies-new" }], ...writeRoutes(run.runId)]);
+      const valid: Record<string, unknown> = Object.fromEntries([
+        ["/api/runs/create", { runName: "x", projectName: "bodies-new" }],
+        ...writeRoutes(run.runId),
+      ]);
       for (const path of routes) {
         assertError(await client.raw("POST", path, '{"runId": ', { "content-type": "application/json" }), 400, /JSON/, `malformed ${path}`);
-        assertError(await client.raw("POST", path, JSON.stringify(valid[path]), { "content-type": "text/plain" }), 415, undefined, `text/plain ${path}`);
-        assertError(await client.raw("POST", path, `runId=${run.runId}`, { "content-type": "application/x-www-form-urlencoded" }), 415, undefined, `form ${path}`);
+        assertError(
+          await client.raw("POST", path, JSON.stringify(valid[path]), { "content-type": "text/plain" }),
+          415,
+          undefined,
+          `text/plain ${path}`,
+        );
+        assertError(
+          await client.raw("POST", path, `runId=${run.runId}`, { "content-type": "application/x-www-form-urlencoded" }),
+          415,
+          undefined,
+          `form ${path}`,
+        );
       }
       const big = JSON.stringify({ runId: run.runId, notes: "x".repeat(1024 * 1024 + 10) });
       for (const path of ["/api/runs/notes/update", "/api/runs/create", "/api/runs/config/update"]) {
         assertError(await client.raw("POST", path, big, { "content-type": "application/json" }), 413, undefined, `big ${path}`);
       }
-      const bigConfig = JSON.stringify({ runName: "x", projectName: "bodies-new", config: JSON.stringify({ blob: "y".repeat(1024 * 1024) }) });
-      assertError(await client.raw("POST", "/api/runs/create", bigConfig, { "content-type": "application/json" }), 413, undefined, "big create");
+      const bigConfig = JSON.stringify({
+        runName: "x",
+        projectName: "bodies-new",
+        config: JSON.stringify({ blob: "y".repeat(1024 * 1024) }),
+      });
+      assertError(
+        await client.raw("POST", "/api/runs/create", bigConfig, { "content-type": "application/json" }),
+        413,
+        undefined,
+        "big create",
+      );
       const after = await details(client, run.runId);
       assert.equal(after.notes, null);
       assert.equal(after.status, "RUNNING");
-      assert.deepEqual((await projects(client)).map((p) => p.name), ["bodies"]);
+      assert.deepEqual(
+        (await projects(client)).map((p) => p.name),
+        ["bodies"],
+      );
     });
 
     it("404 for an unknown run on every write route", async () => {
@@ -692,14 +974,25 @@ describe("run writes", () => {
       for (const [path, body] of writeRoutes(999_999_999)) {
         assertError(await client.post(path, body), 404, /999999999/, path);
       }
-      assertError(await client.post("/api/runs/create", { runName: "x", projectName: "p", forkRunId: 999_999_999, forkStep: 0 }), 404, /forkRunId/, "create fork");
+      assertError(
+        await client.post("/api/runs/create", { runName: "x", projectName: "p", forkRunId: 999_999_999, forkStep: 0 }),
+        404,
+        /forkRunId/,
+        "create fork",
+      );
       assert.deepEqual(await projects(client), []);
     });
 
     it("404 for another organization's run on every write route, and nothing changes in it", async () => {
       const owner = await makeOrg(test);
       const intruder = await makeOrg(test);
-      const run = await owner.client.createRun({ projectName: "private", externalId: "secret-ext", tags: ["mine"], config: '{"lr": 1}', loggerSettings: '{"a": 1}' });
+      const run = await owner.client.createRun({
+        projectName: "private",
+        externalId: "secret-ext",
+        tags: ["mine"],
+        config: '{"lr": 1}',
+        loggerSettings: '{"a": 1}',
+      });
       assert.equal((await ingest(owner.client, "metrics", run, toNdjson([{ step: 3, data: { loss: 1 } }]))).status, 200);
       await owner.client.post("/api/runs/notes/update", { runId: run.runId, notes: "owner's" });
       await owner.client.post("/api/runs/modelGraph/create", { runId: run.runId, graph: { format: "mine", nodes: {} } });
@@ -719,11 +1012,23 @@ describe("run writes", () => {
         assertError(await intruder.client.post(path, body), 404, undefined, path);
       }
       assertError(await intruder.client.post("/api/runs/resume", { displayId: run.displayId }), 404, undefined, "resume by displayId");
-      assertError(await intruder.client.post("/api/runs/resume", { displayId: run.displayId, projectName: "private" }), 404, undefined, "resume by displayId+project");
-      assertError(await intruder.client.post("/api/runs/resume", { externalId: "secret-ext", projectName: "private" }), 404, undefined, "resume by externalId");
+      assertError(
+        await intruder.client.post("/api/runs/resume", { displayId: run.displayId, projectName: "private" }),
+        404,
+        undefined,
+        "resume by displayId+project",
+      );
+      assertError(
+        await intruder.client.post("/api/runs/resume", { externalId: "secret-ext", projectName: "private" }),
+        404,
+        undefined,
+        "resume by externalId",
+      );
       assertError(
         await intruder.client.post("/api/runs/create", { runName: "x", projectName: "private", forkRunId: run.runId, forkStep: 0 }),
-        404, /forkRunId/, "fork another organization's run",
+        404,
+        /forkRunId/,
+        "fork another organization's run",
       );
       for (const path of ["/api/runs/status/history", "/api/runs/modelGraph", "/api/runs/alerts"]) {
         assertError(await intruder.client.get(path, { runId: run.runId }), 404, undefined, path);
@@ -743,7 +1048,10 @@ describe("run writes", () => {
       const run = await client.createRun({ projectName: "auth" });
       const anonymous = client.withKey(undefined);
       const wrong = client.withKey("sw_not-a-real-key");
-      const routes: [string, Record<string, unknown>][] = [["/api/runs/create", { runName: "x", projectName: "auth-new" }], ...writeRoutes(run.runId)];
+      const routes: [string, Record<string, unknown>][] = [
+        ["/api/runs/create", { runName: "x", projectName: "auth-new" }],
+        ...writeRoutes(run.runId),
+      ];
       for (const [path, body] of routes) {
         const missing = await anonymous.post(path, body);
         assertError(missing, 401, undefined, `${path} no key`);
@@ -755,7 +1063,10 @@ describe("run writes", () => {
       const after = await details(client, run.runId);
       assert.equal(after.status, "RUNNING");
       assert.deepEqual(after.tags, []);
-      assert.deepEqual((await projects(client)).map((p) => p.name), ["auth"]);
+      assert.deepEqual(
+        (await projects(client)).map((p) => p.name),
+        ["auth"],
+      );
     });
 
     it("a failed create leaves no project, run or run number behind", async () => {
@@ -775,15 +1086,34 @@ describe("run writes", () => {
         const response = await client.post("/api/runs/create", body);
         assert.ok(response.status === 400 || response.status === 404, `${JSON.stringify(body)}: ${response.status}`);
       }
-      assert.deepEqual((await projects(client)).map((p) => p.name), ["seed"]);
+      assert.deepEqual(
+        (await projects(client)).map((p) => p.name),
+        ["seed"],
+      );
       // Failures inside an existing project use no number either.
-      assertError(await client.post("/api/runs/create", { runName: "x", projectName: "seed", forkRunId: parent.runId, forkStep: 1 }), 400, /forkStep/, "fork step too large");
-      assertError(await client.post("/api/runs/create", { runName: "x", projectName: "seed", config: "nope" }), 400, /config/, "bad config");
+      assertError(
+        await client.post("/api/runs/create", { runName: "x", projectName: "seed", forkRunId: parent.runId, forkStep: 1 }),
+        400,
+        /forkStep/,
+        "fork step too large",
+      );
+      assertError(
+        await client.post("/api/runs/create", { runName: "x", projectName: "seed", config: "nope" }),
+        400,
+        /config/,
+        "bad config",
+      );
       const fresh = await client.createRun({ projectName: "fresh" });
       assert.equal(fresh.number, 1);
       assert.equal(fresh.displayId, "FRE-1");
       assert.equal((await client.createRun({ projectName: "seed" })).number, 2);
-      assert.deepEqual((await projects(client)).map((p) => [p.name, p.runCount]), [["fresh", 1], ["seed", 2]]);
+      assert.deepEqual(
+        (await projects(client)).map((p) => [p.name, p.runCount]),
+        [
+          ["fresh", 1],
+          ["seed", 2],
+        ],
+      );
     });
   });
 });
@@ -824,7 +1154,17 @@ describe("stale run monitor", () => {
     assert.equal(events.length, 2);
     assert.deepEqual(
       { ...events[1], id: undefined },
-      { id: undefined, runId: silent.runId, fromStatus: "RUNNING", toStatus: "FAILED", source: "stale", metadata: { reason: "stale" }, actorId: null, apiKeyId: null, createdAt: failedAt },
+      {
+        id: undefined,
+        runId: silent.runId,
+        fromStatus: "RUNNING",
+        toStatus: "FAILED",
+        source: "stale",
+        metadata: { reason: "stale" },
+        actorId: null,
+        apiKeyId: null,
+        createdAt: failedAt,
+      },
     );
     for (const alive of [pinged, ingesting, restarted]) assert.equal((await details(client, alive.runId)).status, "RUNNING");
     assert.equal((await details(client, finished.runId)).status, "COMPLETED");
@@ -836,9 +1176,15 @@ describe("stale run monitor", () => {
     const resumed = await client.post("/api/runs/resume", { runId: silent.runId });
     assert.equal(resumed.body.resumed, true);
     assert.equal((await details(client, silent.runId)).status, "RUNNING");
-    assert.deepEqual((await history(client, silent.runId)).map((e) => e.source), ["api", "stale", "resume"]);
+    assert.deepEqual(
+      (await history(client, silent.runId)).map((e) => e.source),
+      ["api", "stale", "resume"],
+    );
     clock.advance(16 * 60 * 1000);
     assert.equal(await test.server.staleMonitor.sweep(), 4);
-    assert.deepEqual((await history(client, silent.runId)).map((e) => e.source), ["api", "stale", "resume", "stale"]);
+    assert.deepEqual(
+      (await history(client, silent.runId)).map((e) => e.source),
+      ["api", "stale", "resume", "stale"],
+    );
   });
 });

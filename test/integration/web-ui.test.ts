@@ -15,7 +15,15 @@ describe("web UI files", () => {
   const get = (path: string, init?: RequestInit) => fetch(new URL(path, test.url), init);
 
   it("serves the app shell without a key at / and at every view's path, never cached", async () => {
-    for (const path of ["/", "/signin", "/projects", "/projects/mnist", "/projects/mnist/runs/12?tab=logs", "/projects/a%20b/compare?runIds=1,2", "/projects/mnist/leaderboard"]) {
+    for (const path of [
+      "/",
+      "/signin",
+      "/projects",
+      "/projects/mnist",
+      "/projects/mnist/runs/12?tab=logs",
+      "/projects/a%20b/compare?runIds=1,2",
+      "/projects/mnist/leaderboard",
+    ]) {
       const response = await get(path);
       assert.equal(response.status, 200, path);
       assert.match(response.headers.get("content-type")!, /^text\/html/, path);
@@ -38,7 +46,12 @@ describe("web UI files", () => {
   });
 
   it("leaves other paths and methods to the API: JSON 404s, and the UI is not in the OpenAPI document", async () => {
-    for (const [method, path] of [["GET", "/nothing"], ["POST", "/"], ["GET", "/nothing/deeper"], ["GET", "/projectsx"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/nothing"],
+      ["POST", "/"],
+      ["GET", "/nothing/deeper"],
+      ["GET", "/projectsx"],
+    ] as const) {
       const response = await get(path, { method });
       assert.equal(response.status, 404, `${method} ${path}`);
       assert.deepEqual(Object.keys(await response.json()), ["error"]);

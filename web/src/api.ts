@@ -19,6 +19,39 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Thrown when the server cannot be reached (a network failure, or a proxy's 502/503/504 while it
+ * restarts): views keep what they show and retry (hooks.ts), and the shell shows "reconnecting…".
+ */
+export class ServerUnreachable extends ApiError {
+  constructor(message: string) {
+    super(0, message);
+  }
+}
+
+const UNREACHABLE_STATUSES = new Set([502, 503, 504]);
+
+/** Whether the server answered the last request; listeners hear each change (the shell's notice). */
+export const connection = (() => {
+  let reachable = true;
+  const listeners = new Set<(reachable: boolean) => void>();
+  const set = (next: boolean) => {
+    if (next === reachable) return;
+    reachable = next;
+    for (const listener of listeners) listener(reachable);
+  };
+  return {
+    get reachable() {
+      return reachable;
+    },
+    set,
+    subscribe(listener: (reachable: boolean) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+})();
+
 /** Listeners told when the server rejects the key (the app then shows the sign-in page). */
 const rejectionListeners = new Set<(message: string) => void>();
 export function onKeyRejected(listener: (message: string) => void): () => void {
@@ -26,12 +59,14 @@ export function onKeyRejected(listener: (message: string) => void): () => void {
   return () => rejectionListeners.delete(listener);
 }
 
-type Query = Record<string, string | number | boolean | undefined | null>;
+type Query = Record<string, string | number | boolean | string[] | undefined | null>;
 
 function withQuery(path: string, query: Query = {}): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
-    if (value !== undefined && value !== null && value !== "") params.set(name, String(value));
+    if (Array.isArray(value))
+      for (const item of value) params.append(name, item); // a list is the parameter repeated
+    else if (value !== undefined && value !== null && value !== "") params.set(name, String(value));
   }
   const text = params.toString();
   return text ? `${path}?${text}` : path;
@@ -43,7 +78,18 @@ async function request<R>(method: string, path: string, body?: unknown, candidat
   const headers: Record<string, string> = {};
   if (key) headers.authorization = `Bearer ${key}`;
   if (body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (failure) {
+    connection.set(false);
+    throw new ServerUnreachable((failure as Error).message);
+  }
+  if (UNREACHABLE_STATUSES.has(response.status)) {
+    connection.set(false);
+    throw new ServerUnreachable(`${response.status} ${response.statusText}`);
+  }
+  connection.set(true);
   const payload = await response.json().catch(() => ({ error: `${response.status} ${response.statusText}` }));
   if (!response.ok) {
     const message = typeof payload?.error === "string" ? payload.error : `${response.status} ${response.statusText}`;
@@ -64,23 +110,33 @@ export interface RunRef {
 export const api = {
   /** Checks a key before it is stored; the sign-in page shows its rejection itself. */
   validate: (key: string) => request<T.Validation>("GET", "/api/runs/auth/validate", undefined, key),
-  projects: () => get<{ projects: T.Project[] }>("/api/runs/projects"),
+  projects: () => get<T.Projects>("/api/runs/projects"),
   listRuns: (query: T.RunListQuery) => get<T.RunList>("/api/runs/list", { ...query }),
   metricNames: (projectName: string, runIds?: number[], search?: string) =>
-    get<{ metricNames: string[] }>("/api/runs/metric-names", { projectName, runIds: runIds?.join(","), search, limit: 500 }),
+    get<T.MetricNames>("/api/runs/metric-names", { projectName, runIds: runIds?.join(","), search, limit: 500 }),
   run: (runId: number) => get<T.RunDetails>(`/api/runs/details/${runId}`),
   statistics: (ref: RunRef) => get<T.Statistics>("/api/runs/statistics", { ...ref }),
-  metrics: (ref: RunRef, logName: string, window: { stepMin?: number; stepMax?: number; limit?: number } = {}) =>
-    get<{ metrics: T.MetricPoint[] }>("/api/runs/metrics", { ...ref, logName, ...window }),
-  logs: (ref: RunRef, query: { logType?: string; limit: number; offset: number }) =>
-    get<{ logs: T.LogLine[]; total: number }>("/api/runs/logs", { ...ref, ...query }),
-  files: (ref: RunRef) => get<{ files: T.FileRecord[] }>("/api/runs/files", { ...ref }),
-  statusHistory: (runId: number) => get<{ events: T.StatusEvent[] }>("/api/runs/status/history", { runId }),
-  modelGraph: (runId: number) => get<{ graph: T.ModelGraph | null }>("/api/runs/modelGraph", { runId }),
+  metrics: (ref: RunRef, logName: string, window: T.MetricWindow = {}) =>
+    get<T.MetricPoints>("/api/runs/metrics", { ...ref, logName, ...window }),
+  /** Several metrics' series in one request per page (the server pages by size: nextOffset is followed). */
+  async metricsOf(ref: RunRef, logNames: string[], window: T.MetricWindow = {}): Promise<T.MetricPoint[]> {
+    const points: T.MetricPoint[] = [];
+    for (let offset: number | null = 0; offset !== null; ) {
+      const page: T.MetricPoints = await get<T.MetricPoints>("/api/runs/metrics", { ...ref, logNames, ...window, offset });
+      points.push(...page.metrics);
+      offset = page.nextOffset;
+    }
+    return points;
+  },
+  /** Many runs × many metrics in one request, each series bucketed (first/last/min/max and non-finite points kept). */
+  metricsBatch: (body: T.MetricsBatchBody) => post<T.MetricsBatch>("/api/runs/metrics/batch", body),
+  logs: (ref: RunRef, query: T.LogsQuery) => get<T.Logs>("/api/runs/logs", { ...ref, ...query }),
+  files: (ref: RunRef) => get<T.Files>("/api/runs/files", { ...ref }),
+  statusHistory: (runId: number) => get<T.StatusHistory>("/api/runs/status/history", { runId }),
+  modelGraph: (runId: number) => get<T.ModelGraphAnswer>("/api/runs/modelGraph", { runId }),
   compare: (projectName: string, runIds: number[], logName: string) =>
     get<T.Comparison>("/api/runs/compare", { projectName, runIds: runIds.join(","), logName }),
-  leaderboard: (query: { projectName: string; logName: string; aggregation: string; direction: string; limit: number; offset: number }) =>
-    get<T.Leaderboard>("/api/runs/leaderboard", query),
-  updateTags: (runId: number, tags: string[]) => post<{ success: boolean }>("/api/runs/tags/update", { runId, tags }),
-  updateNotes: (runId: number, notes: string | null) => post<{ success: boolean }>("/api/runs/notes/update", { runId, notes }),
+  leaderboard: (query: T.LeaderboardQuery) => get<T.Leaderboard>("/api/runs/leaderboard", query),
+  updateTags: (runId: number, tags: string[]) => post<T.Success>("/api/runs/tags/update", { runId, tags }),
+  updateNotes: (runId: number, notes: string | null) => post<T.Success>("/api/runs/notes/update", { runId, notes }),
 };

@@ -2,6 +2,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { apiKey, onKeyRejected } from "./api.ts";
+import { ConnectionNotice } from "./components/common.tsx";
 import { Link, navigate, useLocation } from "./router.tsx";
 import { ComparePage } from "./views/compare.tsx";
 import { LeaderboardPage } from "./views/leaderboard.tsx";
@@ -20,10 +21,14 @@ function View({ path, query }: { path: string; query: URLSearchParams }) {
   if (parts[0] !== "projects") return <Redirect to="/projects" />;
   const [, projectName, section, runId] = parts;
   if (projectName === undefined) return <ProjectsPage />;
-  if (section === undefined || section === "runs" && runId === undefined) return <RunsPage projectName={projectName} />;
-  if (section === "runs" && runId !== undefined && /^\d+$/.test(runId)) return <RunPage key={runId} projectName={projectName} runId={Number(runId)} />;
+  if (section === undefined || (section === "runs" && runId === undefined)) return <RunsPage projectName={projectName} />;
+  if (section === "runs" && runId !== undefined && /^\d+$/.test(runId))
+    return <RunPage key={runId} projectName={projectName} runId={Number(runId)} />;
   if (section === "compare") {
-    const runIds = (query.get("runIds") ?? "").split(",").filter((id) => /^\d+$/.test(id)).map(Number);
+    const runIds = (query.get("runIds") ?? "")
+      .split(",")
+      .filter((id) => /^\d+$/.test(id))
+      .map(Number);
     return <ComparePage projectName={projectName} runIds={runIds} />;
   }
   if (section === "leaderboard") return <LeaderboardPage projectName={projectName} />;
@@ -82,6 +87,7 @@ export function App() {
           Sign out
         </button>
       </header>
+      <ConnectionNotice />
       <main id="main">
         <View path={location.path} query={location.query} />
       </main>

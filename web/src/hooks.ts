@@ -1,4 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { connection, ServerUnreachable } from "./api.ts";
+import { backoffDelay } from "./lib/retry.ts";
 
 export interface Async<T> {
   data: T | undefined;
@@ -7,33 +9,61 @@ export interface Async<T> {
   reload: () => void;
 }
 
-/** Loads data for the current inputs; a later load wins over an earlier one still in flight. */
+/**
+ * Loads data for the current inputs; a later load wins over an earlier one still in flight.
+ * What was loaded stays while a reload fails (a view never blanks what it has drawn). When the
+ * server cannot be reached the load is retried on its own with backoff (lib/retry.ts) and no
+ * error is shown: the shell's "reconnecting…" notice says it (ConnectionNotice in components/common.tsx).
+ */
 export function useAsync<T>(load: () => Promise<T>, inputs: unknown[]): Async<T> {
   const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
   const generation = useRef(0);
-  const run = useCallback(() => {
+  const retry = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const run = useCallback((attempt = 0) => {
+    clearTimeout(retry.current);
     const mine = ++generation.current;
     setState((previous) => ({ ...previous, loading: true }));
     load().then(
       (data) => mine === generation.current && setState({ data, loading: false }),
-      (error: Error) => mine === generation.current && setState({ error: error.message, loading: false }),
+      (error: Error) => {
+        if (mine !== generation.current) return;
+        if (error instanceof ServerUnreachable) retry.current = setTimeout(() => run(attempt + 1), backoffDelay(attempt));
+        else setState((previous) => ({ ...previous, error: error.message, loading: false }));
+      },
     );
     // The caller names what the load depends on, as with useEffect.
   }, inputs);
   useEffect(() => {
     run();
-    return () => void generation.current++;
+    return () => {
+      generation.current++;
+      clearTimeout(retry.current);
+    };
   }, [run]);
-  return { data: state.data, error: state.error, loading: state.loading, reload: run };
+  const reload = useCallback(() => run(), [run]);
+  return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
-/** Calls back every `milliseconds` while `active`; used for live RUNNING runs. */
+/** Whether the server answered the last request (false while "reconnecting…"). */
+export function useServerReachable(): boolean {
+  const [reachable, setReachable] = useState(connection.reachable);
+  useEffect(() => connection.subscribe(setReachable), []);
+  return reachable;
+}
+
+/**
+ * Calls back every `milliseconds` while `active` (live RUNNING runs, the runs table while runs run),
+ * and while the page is shown: ticks pause in a hidden tab and while the server is unreachable
+ * (the failed loads retry with backoff meanwhile, and ticks resume once one succeeds).
+ */
 export function useInterval(callback: () => void, milliseconds: number, active: boolean): void {
   const latest = useRef(callback);
   latest.current = callback;
   useEffect(() => {
     if (!active) return;
-    const timer = setInterval(() => latest.current(), milliseconds);
+    const timer = setInterval(() => {
+      if (connection.reachable && document.visibilityState !== "hidden") latest.current();
+    }, milliseconds);
     return () => clearInterval(timer);
   }, [milliseconds, active]);
 }

@@ -18,8 +18,12 @@ export function navigate(to: string, options: { replace?: boolean } = {}): void 
   for (const listener of listeners) listener();
 }
 
-/** Replaces some query parameters of the current location (empty values are removed). */
-export function setQuery(changes: Record<string, string | number | undefined | null>, options = { replace: true }): void {
+/**
+ * Changes some query parameters of the current location (empty values are removed). Each change is
+ * a new history entry (paging, filters, sorting, tabs), so Back returns to the previous view;
+ * `replace` is for changes that are not the user's own steps.
+ */
+export function setQuery(changes: Record<string, string | number | undefined | null>, options = { replace: false }): void {
   const query = new URLSearchParams(window.location.search);
   for (const [name, value] of Object.entries(changes)) {
     if (value === undefined || value === null || value === "") query.delete(name);
@@ -44,14 +48,24 @@ export function useLocation(): Location {
 }
 
 /** An in-app link: a real <a href> (open in new tab works), navigated without a reload on plain clicks. */
-export function Link({ href, children, class: className }: { href: string; children: ComponentChildren; class?: string }) {
+export function Link({
+  href,
+  children,
+  class: className,
+  title,
+}: {
+  href: string;
+  children: ComponentChildren;
+  class?: string;
+  title?: string;
+}) {
   const onClick = (event: MouseEvent) => {
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     event.preventDefault();
     navigate(href);
   };
   return (
-    <a href={href} onClick={onClick} class={className}>
+    <a href={href} onClick={onClick} class={className} title={title}>
       {children}
     </a>
   );

@@ -1,194 +1,75 @@
-// Shapes of the API responses the UI reads (docs/api.md; the OpenAPI document has them all).
+// Shapes of the API the UI reads, derived from the server's TypeBox schemas (src/http/schemas), so
+// a schema change that breaks the UI fails `npm run typecheck`. Imports are type-only: no server
+// code is bundled into the UI.
 
-export type RunStatus = "RUNNING" | "COMPLETED" | "FAILED" | "TERMINATED" | "CANCELLED";
+import type { Static } from "typebox";
+import type { SuccessResponse as SuccessSchema } from "../../src/http/schemas/common.ts";
+import type { FilesResponse } from "../../src/http/schemas/files.ts";
+import type { LogsQuery as LogsQuerySchema, LogsResponse } from "../../src/http/schemas/logs.ts";
+import type {
+  MetricsBatchBody as MetricsBatchBodySchema,
+  MetricsBatchResponse,
+  MetricsQuery,
+  MetricsResponse,
+} from "../../src/http/schemas/metrics.ts";
+import type { ProjectsResponse, ValidateKeyResponse } from "../../src/http/schemas/projects.ts";
+import type { ListRunsQuery, ListRunsResponse } from "../../src/http/schemas/run-list.ts";
+import type { ModelGraphResponse, RunDetails as RunDetailsSchema, StatusHistoryResponse } from "../../src/http/schemas/runs.ts";
+import type {
+  CompareResponse,
+  LeaderboardQuery as LeaderboardQuerySchema,
+  LeaderboardResponse,
+  MetricNamesResponse,
+  StatisticsResponse,
+} from "../../src/http/schemas/stats.ts";
 
-export interface Validation {
-  valid: boolean;
-  organization: { id: number; slug: string };
-}
+// The choices the UI offers come from the server's constant-only domain modules (no imports, no
+// I/O), so each list exists once; the bundle takes just the arrays.
+export { CONSOLE_LOG_TYPES } from "../../src/domain/console-logs.ts";
+export { logGroupOf } from "../../src/domain/log-names.ts";
+export { BATCH_MAX_LOG_NAMES, BATCH_MAX_POINTS, BATCH_MAX_RUNS, pointsPerSeriesBound } from "../../src/domain/metric-batch.ts";
+export { METRIC_READ_NAMES } from "../../src/domain/metric-pages.ts";
+export { RUN_STATUSES } from "../../src/domain/status.ts";
 
-export interface Project {
-  id: number;
-  name: string;
-  createdAt: string;
-  updatedAt: string;
-  runCount: number;
-}
+export type Success = Static<typeof SuccessSchema>;
+export type Validation = Static<typeof ValidateKeyResponse>;
+export type Projects = Static<typeof ProjectsResponse>;
+export type Project = Projects["projects"][number];
 
-export interface RunListItem {
-  id: number;
-  name: string;
-  number: number | null;
-  displayId: string | null;
-  projectName: string;
-  status: RunStatus;
-  tags: string[];
-  createdAt: string;
-  updatedAt: string;
-  statusUpdated: string | null;
-  _flatConfig?: Record<string, unknown>;
-  _flatSystemMetadata?: Record<string, unknown>;
-}
+export type RunList = Static<typeof ListRunsResponse>;
+export type RunListItem = RunList["runs"][number];
+export type RunListQuery = Static<typeof ListRunsQuery>;
 
-export interface RunList {
-  runs: RunListItem[];
-  total: number;
-}
+export type RunDetails = Static<typeof RunDetailsSchema>;
 
-export interface RunListQuery {
-  projectName: string;
-  search?: string;
-  tags?: string;
-  status?: string;
-  sort?: string;
-  filter?: string;
-  limit: number;
-  offset: number;
-  includeFieldValues?: boolean;
-  visibleColumns?: string;
-}
+export type Statistics = Static<typeof StatisticsResponse>;
+export type MetricStatistics = Statistics["metrics"][number];
+/** The last point of a metric of any kind (docs/api.md, "The end of a series"). */
+export type LastPoint = NonNullable<MetricStatistics["lastPoint"]>;
 
-export interface LogNameEntry {
-  logName: string;
-  logType: string;
-  logGroup: string | null;
-}
+export type MetricPoints = Static<typeof MetricsResponse>;
+export type MetricPoint = MetricPoints["metrics"][number];
+/** The step window and point budget of a metrics read (the run and metric are given apart). */
+export type MetricWindow = Partial<Pick<Static<typeof MetricsQuery>, "stepMin" | "stepMax" | "limit">>;
 
-export interface ForkChild {
-  id: number;
-  name: string;
-  displayId: string | null;
-  status: RunStatus;
-  forkStep: number | null;
-}
+export type Logs = Static<typeof LogsResponse>;
+export type LogLine = Logs["logs"][number];
+export type LogsQuery = Pick<Static<typeof LogsQuerySchema>, "logType" | "limit" | "offset">;
 
-export interface RunDetails {
-  id: number;
-  name: string;
-  number: number | null;
-  displayId: string | null;
-  status: RunStatus;
-  tags: string[];
-  notes: string | null;
-  config: unknown;
-  systemMetadata: unknown;
-  loggerSettings: unknown;
-  statusMetadata: unknown;
-  createdAt: string;
-  updatedAt: string;
-  statusUpdated: string | null;
-  projectName: string;
-  externalId: string | null;
-  forkedFromRunId: number | null;
-  forkStep: number | null;
-  forkChildren: ForkChild[];
-  logNames: LogNameEntry[];
-}
+export type Files = Static<typeof FilesResponse>;
+export type FileRecord = Files["files"][number];
 
-export interface MetricStatistics {
-  logName: string;
-  logGroup: string;
-  count: number;
-  min: number;
-  max: number;
-  mean: number;
-  stddev: number;
-  last: { step: number; value: number };
-}
+export type StatusHistory = Static<typeof StatusHistoryResponse>;
 
-export interface Statistics {
-  runId: number;
-  runName: string;
-  projectName: string;
-  url: string;
-  metrics: MetricStatistics[];
-}
+export type ModelGraphAnswer = Static<typeof ModelGraphResponse>;
 
-export interface MetricPoint {
-  logName: string;
-  logGroup: string;
-  time: string;
-  step: number;
-  value: number;
-  /** bit0 NaN, bit1 +Infinity, bit2 -Infinity; when non-zero, value is meaningless. */
-  nonFiniteFlags: number;
-}
+export type Comparison = Static<typeof CompareResponse>;
 
-export interface LogLine {
-  time: string;
-  logType: string;
-  lineNumber: number;
-  message: string;
-  step: number | null;
-}
+export type Leaderboard = Static<typeof LeaderboardResponse>;
+export type LeaderboardQuery = Static<typeof LeaderboardQuerySchema>;
 
-export interface FileRecord {
-  fileName: string;
-  fileType: string;
-  fileSize: number;
-  logName: string;
-  logGroup: string;
-  time: string;
-  step: number;
-  url: string;
-}
+export type MetricNames = Static<typeof MetricNamesResponse>;
 
-export interface StatusEvent {
-  id: string;
-  fromStatus: string | null;
-  toStatus: string;
-  source: string;
-  metadata?: unknown;
-  createdAt: string;
-}
-
-export interface ModelNode {
-  type: string;
-  depth: number;
-  order?: number;
-  label?: string;
-  node_type?: string;
-  params?: Record<string, number[]>;
-  edges?: string[][];
-}
-
-export interface ModelGraph {
-  format: string;
-  nodes: Record<string, ModelNode>;
-}
-
-export interface CompareStats {
-  count: number;
-  min: number;
-  max: number;
-  mean: number;
-  final: number;
-}
-
-export interface Comparison {
-  projectName: string;
-  logName: string;
-  comparisonUrl: string;
-  runs: { runId: number; runName: string; url: string; status: RunStatus; config: unknown; stats: CompareStats | null }[];
-}
-
-export interface LeaderboardEntry {
-  rank: number;
-  runId: number;
-  runName: string;
-  status: RunStatus;
-  url: string;
-  value: number;
-  tags: string[];
-  createdAt: string;
-  config: unknown;
-}
-
-export interface Leaderboard {
-  projectName: string;
-  logName: string;
-  aggregation: string;
-  direction: string;
-  runs: LeaderboardEntry[];
-  total: number;
-}
+/** The batch read (POST /api/runs/metrics/batch): many runs × many metrics, bucketed. */
+export type MetricsBatchBody = Omit<Static<typeof MetricsBatchBodySchema>, "buckets"> & { buckets?: number };
+export type MetricsBatch = Static<typeof MetricsBatchResponse>;

@@ -3,7 +3,7 @@ import { DomainError } from "../../domain/errors.js";
 import { systemClock, toIso, toIsoOrNull } from "../../domain/time.js";
 import { issueKey } from "../../services/accounts.js";
 import type { Store } from "../../store/store.js";
-import { DATA_DIR_HELP, expectArguments, openStore, UsageError, type Command } from "../command.js";
+import { DATA_DIR_HELP, expectArguments, openStore, STORE_OPTIONS, UsageError, type Command } from "../command.js";
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -20,16 +20,19 @@ ${DATA_DIR_HELP}
   --name NAME      a label for the key (default "cli")
   --expires-in D   lifetime: <n>s, <n>m, <n>h or <n>d (default: never expires)
   --json           machine-readable output (list): [{id, name, createdAt, expiresAt, revokedAt}]`,
-  valueOptions: ["data-dir", "org", "name", "expires-in"],
+  valueOptions: [...STORE_OPTIONS, "org", "name", "expires-in"],
   switches: ["json"],
   async run({ positionals, values }) {
     const [action] = positionals;
-    const work = ACTIONS[action ?? ""];
-    if (!work) throw new UsageError(action === undefined ? "missing action: create, list or revoke" : `unknown action '${action}': create, list or revoke`);
+    const work = ACTIONS.get(action ?? "");
+    if (!work)
+      throw new UsageError(
+        action === undefined ? "missing action: create, list or revoke" : `unknown action '${action}': create, list or revoke`,
+      );
     const args = expectArguments(positionals, action === "revoke" ? ["key-id"] : []);
     // Checked before the store is opened, so bad input never touches the data directory.
     const lifetime = action === "create" ? keyLifetime(values["expires-in"]) : undefined;
-    const store = openStore(values, { create: false });
+    const store = await openStore(values, { create: false });
     try {
       return await work(store, values, args, lifetime);
     } finally {
@@ -38,13 +41,13 @@ ${DATA_DIR_HELP}
   },
 };
 
-const ACTIONS: Record<string, (store: Store, values: Values, args: string[], lifetime: number | undefined) => Promise<number>> = {
-  create: createKey,
-  list: listKeys,
-  revoke: revokeKey,
-};
+const ACTIONS = new Map<string, (store: Store, values: Values, args: string[], lifetime: number | undefined) => Promise<number>>([
+  ["create", createKey],
+  ["list", listKeys],
+  ["revoke", revokeKey],
+]);
 
-/** `--expires-in` takes `<n>s|m|h|d` (decisions §8); a zero lifetime would make a key that never works. */
+/** `--expires-in` takes `<n>s|m|h|d`; a zero lifetime would make a key that never works. */
 function keyLifetime(raw: string | boolean | undefined): number | undefined {
   if (typeof raw !== "string") return undefined;
   if (!/^\d+[smhd]$/.test(raw)) throw new ConfigError(`expires-in must be a duration like 30s, 15m, 2h or 7d, got '${raw}'`);
@@ -76,7 +79,13 @@ async function listKeys(store: Store, values: Values): Promise<number> {
   const organization = await organizationOf(store, values.org);
   const keys = await store.listApiKeys(organization.id);
   if (values.json) {
-    const rows = keys.map((k) => ({ id: k.id, name: k.name, createdAt: toIso(k.createdAt), expiresAt: toIsoOrNull(k.expiresAt), revokedAt: toIsoOrNull(k.revokedAt) }));
+    const rows = keys.map((k) => ({
+      id: k.id,
+      name: k.name,
+      createdAt: toIso(k.createdAt),
+      expiresAt: toIsoOrNull(k.expiresAt),
+      revokedAt: toIsoOrNull(k.revokedAt),
+    }));
     console.log(JSON.stringify(rows));
     return 0;
   }

@@ -1,6 +1,6 @@
 import { systemClock, toIso } from "../../domain/time.js";
 import { createOrganizationWithKey } from "../../services/accounts.js";
-import { DATA_DIR_HELP, expectArguments, openStore, UsageError, type Command } from "../command.js";
+import { DATA_DIR_HELP, expectArguments, openStore, STORE_OPTIONS, UsageError, type Command } from "../command.js";
 
 export const orgsCommand: Command = {
   summary: "create and list organizations",
@@ -11,13 +11,13 @@ export const orgsCommand: Command = {
 Options:
 ${DATA_DIR_HELP}
   --json           machine-readable output (list): [{id, slug, createdAt}]`,
-  valueOptions: ["data-dir"],
+  valueOptions: STORE_OPTIONS,
   switches: ["json"],
   async run({ positionals, values }) {
     const [action] = positionals;
     if (action === "create") {
       const [slug] = expectArguments(positionals, ["slug"]);
-      const store = openStore(values, { create: true });
+      const store = await openStore(values, { create: true });
       try {
         const { organization, key } = await createOrganizationWithKey(store, slug!, systemClock);
         console.log(`Created organization '${organization.slug}' (${organization.id}). Its API key, shown only this once:`);
@@ -29,7 +29,7 @@ ${DATA_DIR_HELP}
     }
     if (action === "list") {
       expectArguments(positionals, []);
-      const store = openStore(values, { create: false });
+      const store = await openStore(values, { create: false });
       try {
         const organizations = (await store.listOrganizations()).map((o) => ({ id: o.id, slug: o.slug, createdAt: toIso(o.createdAt) }));
         if (values.json) console.log(JSON.stringify(organizations));

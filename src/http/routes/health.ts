@@ -1,12 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
+import { statfs } from "node:fs/promises";
 import type { AppDeps } from "../../app.js";
+import { lowDiskSpace, storeUnavailability, type Unavailability } from "../../store/unavailable.js";
+import { sendUnavailable } from "../errors.js";
 
 /** Public, so the OpenAPI document overrides its global bearer requirement for these routes. */
 const PUBLIC = { tags: ["health"], security: [] };
 
-/** Public probes: liveness answers while the process runs; readiness touches the store and the blob store. */
-export function healthRoutes({ store, blobs }: AppDeps): FastifyPluginAsyncTypebox {
+/**
+ * Public probes: liveness answers while the process runs; readiness reads the store, takes its
+ * write lock, checks the blob store and the free space of the data directory, and answers 503 with
+ * the reason and a Retry-After when the store is locked by another process or the disk is (almost) full.
+ */
+export function healthRoutes({ store, blobs, config }: AppDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get("/api/health", { schema: { ...PUBLIC, response: { 200: Type.String() } } }, async (_request, reply) => {
       reply.type("text/plain");
@@ -20,12 +27,17 @@ export function healthRoutes({ store, blobs }: AppDeps): FastifyPluginAsyncTypeb
         try {
           await store.ping();
           await blobs.check();
+          const { bavail, bsize } = await statfs(config.dataDir);
+          const lowSpace = lowDiskSpace(bavail * bsize, config.minFreeSpaceBytes);
+          if (lowSpace) return sendUnavailable(reply, lowSpace);
           return { status: "ready" };
         } catch (error) {
           request.log.error({ err: error }, "readiness check failed");
-          return reply.status(503).send({ error: "store unavailable" });
+          return sendUnavailable(reply, storeUnavailability(error) ?? UNREACHABLE);
         }
       },
     );
   };
 }
+
+const UNREACHABLE: Unavailability = { message: "store unavailable", retryAfterSeconds: 1 };

@@ -6,19 +6,18 @@ import { decodeConsoleLines, decodeDataRows, decodeMetrics } from "../../ingest/
 import { resolveIngestRun } from "../ingest-target.js";
 import { ErrorResponse, STANDARD_ERRORS } from "../schemas/common.js";
 
-/** 64 MiB per ingest request (decisions §7): ~2M points in one body, far above what any client batches. */
+/** 64 MiB per ingest request (docs/semantics.md, Ingest wire format: sizes): ~2M points in one body, far above what any client batches. */
 export const INGEST_BODY_LIMIT = 64 * 1024 * 1024;
 
 const headers = Type.Object({
   "x-run-id": Type.String({ pattern: "^\\s*\\d+\\s*$", description: "Numeric run ID." }),
   "x-project-name": Type.String({ minLength: 1, description: "Project of the run." }),
 });
-const body = Type.String({ description: "NDJSON: one JSON object per line (decisions §7)." });
-const schema = (description: string) => ({
+const schema = (description: string, example: object) => ({
   tags: ["ingest"],
   description,
   headers,
-  body,
+  body: Type.String({ description: "NDJSON: one JSON object per line.", examples: [JSON.stringify(example)] }),
   response: { 200: Type.Object({ accepted: Type.Integer() }), ...STANDARD_ERRORS, 413: ErrorResponse },
 });
 
@@ -36,26 +35,62 @@ export function ingestRoutes({ store, clock }: AppDeps): FastifyPluginAsyncTypeb
     app.removeAllContentTypeParsers();
     app.addContentTypeParser("*", { parseAs: "string", bodyLimit: INGEST_BODY_LIMIT }, (_request, text, done) => done(null, text));
 
-    app.post("/ingest/metrics", { bodyLimit: INGEST_BODY_LIMIT, schema: schema("Metric points: {time, step, data: {name: value}} per line.") }, async (request) => {
-      const run = await resolveIngestRun(store, request);
-      const batch = decodeMetrics(request.body ?? "");
-      const accepted = await store.appendMetricPoints(request.auth.orgId, run.id, batch.series, clock.now());
-      if (accepted === undefined) throw runNotFound(run.id);
-      return { accepted };
-    });
+    app.post(
+      "/ingest/metrics",
+      {
+        bodyLimit: INGEST_BODY_LIMIT,
+        schema: schema("Metric points: {time, step, data: {name: value}} per line.", {
+          time: 1_700_000_000_000,
+          step: 0,
+          data: { loss: 0.5 },
+        }),
+      },
+      async (request) => {
+        const run = await resolveIngestRun(store, request);
+        const batch = decodeMetrics(request.body ?? "");
+        const accepted = await store.appendMetricPoints(request.auth.orgId, run.id, batch.series, clock.now());
+        if (accepted === undefined) throw runNotFound(run.id);
+        return { accepted };
+      },
+    );
 
-    app.post("/ingest/logs", { bodyLimit: INGEST_BODY_LIMIT, schema: schema("Console lines: {time, message, lineNumber, logType, step?} per line.") }, async (request) => {
-      const run = await resolveIngestRun(store, request);
-      const accepted = await store.appendConsoleLines(request.auth.orgId, run.id, decodeConsoleLines(request.body ?? ""), clock.now());
-      if (accepted === undefined) throw runNotFound(run.id);
-      return { accepted };
-    });
+    app.post(
+      "/ingest/logs",
+      {
+        bodyLimit: INGEST_BODY_LIMIT,
+        schema: schema("Console lines: {time, message, lineNumber, logType, step?} per line.", {
+          time: 1_700_000_000_000,
+          message: "epoch 1",
+          lineNumber: 0,
+          logType: "INFO",
+        }),
+      },
+      async (request) => {
+        const run = await resolveIngestRun(store, request);
+        const accepted = await store.appendConsoleLines(request.auth.orgId, run.id, decodeConsoleLines(request.body ?? ""), clock.now());
+        if (accepted === undefined) throw runNotFound(run.id);
+        return { accepted };
+      },
+    );
 
-    app.post("/ingest/data", { bodyLimit: INGEST_BODY_LIMIT, schema: schema("Data rows: {time, step, logName, dataType, data} per line.") }, async (request) => {
-      const run = await resolveIngestRun(store, request);
-      const accepted = await store.appendDataRows(request.auth.orgId, run.id, decodeDataRows(request.body ?? ""), clock.now());
-      if (accepted === undefined) throw runNotFound(run.id);
-      return { accepted };
-    });
+    app.post(
+      "/ingest/data",
+      {
+        bodyLimit: INGEST_BODY_LIMIT,
+        schema: schema("Data rows: {time, step, logName, dataType, data} per line.", {
+          time: 1_700_000_000_000,
+          step: 0,
+          logName: "table",
+          dataType: "TABLE",
+          data: JSON.stringify({ columns: ["a"], rows: [[1]] }),
+        }),
+      },
+      async (request) => {
+        const run = await resolveIngestRun(store, request);
+        const accepted = await store.appendDataRows(request.auth.orgId, run.id, decodeDataRows(request.body ?? ""), clock.now());
+        if (accepted === undefined) throw runNotFound(run.id);
+        return { accepted };
+      },
+    );
   };
 }

@@ -1,25 +1,34 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AppDeps } from "../../app.js";
+import { READ_PAGE_BYTES } from "../../domain/paging.js";
 import { toIso } from "../../domain/time.js";
 import { getRunInProject } from "../../services/run-lookup.js";
 import { STANDARD_ERRORS } from "../schemas/common.js";
 import { DataQuery, DataResponse, LogsQuery, LogsResponse } from "../schemas/logs.js";
 
-/** Reads of console lines and data rows (histograms, tables, string series). */
+/** Reads of console lines and data rows (histograms, tables, string series), paged by count and size (src/domain/paging.ts). */
 export function logRoutes({ store }: AppDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get("/api/runs/logs", { schema: { tags: ["logs"], querystring: LogsQuery, response: { 200: LogsResponse, ...STANDARD_ERRORS } } }, async (request) => {
-      const { runId, projectName, logType, limit, offset } = request.query;
-      const run = await getRunInProject(store, request.auth.orgId, runId, projectName);
-      const { lines, total } = await store.listConsoleLines(request.auth.orgId, run.id, { logType, limit, offset });
-      return { logs: lines.map((line) => ({ ...line, time: toIso(line.time) })), total };
-    });
+    app.get(
+      "/api/runs/logs",
+      { schema: { tags: ["logs"], querystring: LogsQuery, response: { 200: LogsResponse, ...STANDARD_ERRORS } } },
+      async (request) => {
+        const { runId, projectName, logType, limit, offset } = request.query;
+        const run = await getRunInProject(store, request.auth.orgId, runId, projectName);
+        const page = await store.listConsoleLines(request.auth.orgId, run.id, { logType, limit, offset, maxBytes: READ_PAGE_BYTES });
+        return { logs: page.items.map((line) => ({ ...line, time: toIso(line.time) })), total: page.total, nextOffset: page.nextOffset };
+      },
+    );
 
-    app.get("/api/runs/data", { schema: { tags: ["logs"], querystring: DataQuery, response: { 200: DataResponse, ...STANDARD_ERRORS } } }, async (request) => {
-      const { runId, projectName, logName } = request.query;
-      const run = await getRunInProject(store, request.auth.orgId, runId, projectName);
-      const rows = await store.listDataRows(request.auth.orgId, run.id, logName);
-      return { rows: rows.map((row) => ({ ...row, time: toIso(row.time) })) };
-    });
+    app.get(
+      "/api/runs/data",
+      { schema: { tags: ["logs"], querystring: DataQuery, response: { 200: DataResponse, ...STANDARD_ERRORS } } },
+      async (request) => {
+        const { runId, projectName, logName, limit, offset } = request.query;
+        const run = await getRunInProject(store, request.auth.orgId, runId, projectName);
+        const page = await store.listDataRows(request.auth.orgId, run.id, { logName, limit, offset, maxBytes: READ_PAGE_BYTES });
+        return { rows: page.items.map((row) => ({ ...row, time: toIso(row.time) })), nextOffset: page.nextOffset };
+      },
+    );
   };
 }

@@ -7,17 +7,31 @@ import { ProjectsResponse, SlugResponse, ValidateKeyResponse } from "../schemas/
 /** The organization of the key: its projects, and the key checks clients use to log in. */
 export function projectRoutes({ store }: AppDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get("/api/runs/projects", { schema: { tags: ["projects"], response: { 200: ProjectsResponse, ...STANDARD_ERRORS } } }, async (request) => {
-      const projects = await store.listProjects(request.auth.orgId);
-      return {
-        projects: projects.map((p) => ({ id: p.id, name: p.name, createdAt: toIso(p.createdAt), updatedAt: toIso(p.updatedAt), runCount: p.runCount })),
-      };
-    });
+    app.get(
+      "/api/runs/projects",
+      { schema: { tags: ["projects"], response: { 200: ProjectsResponse, ...STANDARD_ERRORS } } },
+      async (request) => {
+        const projects = await store.listProjects(request.auth.orgId);
+        return {
+          projects: projects.map((p) => ({
+            id: p.id,
+            name: p.name,
+            createdAt: toIso(p.createdAt),
+            updatedAt: toIso(p.updatedAt),
+            runCount: p.runCount,
+          })),
+        };
+      },
+    );
 
-    app.get("/api/runs/auth/validate", { schema: { tags: ["auth"], response: { 200: ValidateKeyResponse, 401: STANDARD_ERRORS[401] } } }, async (request) => {
-      const { orgId, orgSlug, userId } = request.auth;
-      return { valid: true, organization: { id: orgId, slug: orgSlug }, user: { id: userId } };
-    });
+    app.get(
+      "/api/runs/auth/validate",
+      { schema: { tags: ["auth"], response: { 200: ValidateKeyResponse, 401: STANDARD_ERRORS[401] } } },
+      async (request) => {
+        const { orgId, orgSlug, userId } = request.auth;
+        return { valid: true, organization: { id: orgId, slug: orgSlug }, user: { id: userId } };
+      },
+    );
 
     app.post("/api/slug", { schema: { tags: ["auth"], response: { 200: SlugResponse, 401: STANDARD_ERRORS[401] } } }, async (request) => {
       return { organization: { slug: request.auth.orgSlug } };

@@ -3,36 +3,52 @@ import type { AppDeps } from "../../app.js";
 import { projectNotFound } from "../../domain/errors.js";
 import { toIso, toIsoOrNull } from "../../domain/time.js";
 import { listProjectRuns } from "../../services/run-list.js";
+import { divergedMetrics } from "../../services/series-end.js";
 import { STANDARD_ERRORS } from "../schemas/common.js";
 import { ListRunsQuery, ListRunsResponse } from "../schemas/run-list.js";
 
-/** GET /api/runs/list (spec §4.11, decisions §5): search, filters, sort, paging and field values. */
+/** GET /api/runs/list (docs/api.md, Run list): search, filters, sort, paging and field values. */
 export function runListRoutes({ store, clock }: AppDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get("/api/runs/list", { schema: { tags: ["runs"], querystring: ListRunsQuery, response: { 200: ListRunsResponse, ...STANDARD_ERRORS } } }, async (request) => {
-      const { projectName, includeFieldValues, ...params } = request.query;
-      const project = await store.getProjectByName(request.auth.orgId, projectName);
-      if (!project) throw projectNotFound(projectName);
-      const { runs, total } = await listProjectRuns(store, request.auth.orgId, project, {
-        ...params,
-        includeFieldValues: includeFieldValues === "true" || includeFieldValues === "1",
-      }, clock.now());
-      return {
-        runs: runs.map(({ run, fields }) => ({
-          id: run.id,
-          name: run.name,
-          number: run.number,
-          displayId: run.displayId,
-          projectName: run.projectName,
-          status: run.status,
-          tags: run.tags,
-          createdAt: toIso(run.createdAt),
-          updatedAt: toIso(run.updatedAt),
-          statusUpdated: toIsoOrNull(run.statusUpdated),
-          ...(fields && { _flatConfig: fields.config, _flatSystemMetadata: fields.systemMetadata }),
-        })),
-        total,
-      };
-    });
+    app.get(
+      "/api/runs/list",
+      { schema: { tags: ["runs"], querystring: ListRunsQuery, response: { 200: ListRunsResponse, ...STANDARD_ERRORS } } },
+      async (request) => {
+        const { projectName, includeFieldValues, includeDiverged, ...params } = request.query;
+        const project = await store.getProjectByName(request.auth.orgId, projectName);
+        if (!project) throw projectNotFound(projectName);
+        const { runs, total } = await listProjectRuns(
+          store,
+          request.auth.orgId,
+          project,
+          {
+            ...params,
+            includeFieldValues: includeFieldValues === "true" || includeFieldValues === "1",
+          },
+          clock.now(),
+        );
+        const diverged =
+          includeDiverged === "true" || includeDiverged === "1"
+            ? await Promise.all(runs.map(({ run }) => divergedMetrics(store, request.auth.orgId, run.id)))
+            : undefined;
+        return {
+          runs: runs.map(({ run, fields }, index) => ({
+            id: run.id,
+            name: run.name,
+            number: run.number,
+            displayId: run.displayId,
+            projectName: run.projectName,
+            status: run.status,
+            tags: run.tags,
+            createdAt: toIso(run.createdAt),
+            updatedAt: toIso(run.updatedAt),
+            statusUpdated: toIsoOrNull(run.statusUpdated),
+            ...(fields && { _flatConfig: fields.config, _flatSystemMetadata: fields.systemMetadata }),
+            ...(diverged && { divergedMetrics: diverged[index]! }),
+          })),
+          total,
+        };
+      },
+    );
   };
 }

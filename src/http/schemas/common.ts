@@ -11,7 +11,7 @@ export function Nullable<T extends TSchema>(schema: T) {
   return Type.Optional(Type.Unsafe<Static<T> | null>({ ...schema, type: [type, "null"] }));
 }
 
-/** Epoch milliseconds in the range JavaScript dates allow (spec §8). */
+/** Epoch milliseconds in the range JavaScript dates allow (docs/semantics.md, Runs: limits). */
 export const EpochMs = Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000 });
 export const RunId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "Numeric run ID." });
 export const Step = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
@@ -19,13 +19,17 @@ export const RunStatus = Type.Enum(RUN_STATUSES);
 export const Timestamp = Type.String({ format: "date-time", description: "ISO-8601 UTC with milliseconds." });
 /**
  * A type array rather than anyOf: the response serializer picks anyOf branches by validating them,
- * and the ISO form of the latest instant spec §8 allows (`+275760-09-13T00:00:00.000Z`) fails the
+ * and the ISO form of the latest instant docs/semantics.md (Runs: limits) allows (`+275760-09-13T00:00:00.000Z`) fails the
  * date-time format, which turned such a read into a 500.
  */
 export const NullableTimestamp = Type.Unsafe<string | null>({ ...Timestamp, type: ["string", "null"] });
 /** Any JSON value, as stored for config, metadata and settings. */
 export const AnyJson = Type.Unsafe<unknown>({ description: "Any JSON value." });
-export const JsonText = Type.String({ maxLength: 1_000_000, description: "JSON text; \"null\" or \"\" means absent." });
+export const JsonText = Type.String({
+  maxLength: 1_000_000,
+  description: 'JSON text; "null" or "" means absent.',
+  examples: ['{"lr": 0.001, "model": {"layers": 12}}'],
+});
 export const ProjectName = Type.String({ minLength: 1, maxLength: 255 });
 /** A metric, data or file log name. */
 export const LogName = Type.String({ minLength: 1, maxLength: 255 });

@@ -5,12 +5,16 @@ export const RegisterFilesBody = Type.Object({
   files: Type.Array(
     Type.Object({
       fileName: Type.String({ minLength: 1, maxLength: 255, description: "A label, not a path: no '..', no absolute paths." }),
-      fileSize: Type.Integer({ minimum: 0, description: "Declared size; replaced by the uploaded size." }),
-      fileType: Type.String({ maxLength: 255, description: "Extension or media type (png, image/png, mask, \"\")." }),
+      fileSize: Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: "Declared size; replaced by the uploaded size.",
+      }),
+      fileType: Type.String({ maxLength: 255, description: 'Extension or media type (png, image/png, mask, "").' }),
       time: EpochMs,
       step: Step,
       logName: LogName,
-      sampleIndex: Nullable(Type.Integer({ minimum: 0 })),
+      sampleIndex: Nullable(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
       caption: Nullable(Type.String({ maxLength: 10_000 })),
       annotations: Nullable(Type.String({ maxLength: 1_000_000 })),
     }),
@@ -42,9 +46,15 @@ export const FilesResponse = Type.Object({
   ),
 });
 
-export const SignedFileParams = Type.Object({ fileId: Type.Integer({ minimum: 1 }) });
-export const SignedDownloadParams = Type.Object({ fileId: Type.Integer({ minimum: 1 }), fileName: Type.String() });
+export const SignedFileParams = Type.Object({ fileId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+export const SignedDownloadParams = Type.Object({
+  fileId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  fileName: Type.String(),
+});
 export const SignatureQuery = Type.Object({
   expires: Type.Optional(Type.String({ description: "Expiry, epoch ms." })),
+  key: Type.Optional(
+    Type.String({ maxLength: 64, description: "ID of the API key that minted the URL; the URL stops working when that key is revoked." }),
+  ),
   sig: Type.Optional(Type.String({ description: "HMAC-SHA256 signature, base64url." })),
 });

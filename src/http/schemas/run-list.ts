@@ -1,11 +1,12 @@
 import { Type } from "typebox";
 import { FIELD_FILTER_DATA_TYPES, FIELD_FILTER_OPERATORS } from "../../domain/field-filter.js";
+import { VALUE_FLAGS } from "../../domain/non-finite.js";
 import { RUN_FILTER_GRAMMAR } from "../../domain/run-filter.js";
 import { NullableTimestamp, ProjectName, RunStatus, Timestamp } from "./common.js";
 
 const enumArray = (values: readonly string[]) => Type.Array(Type.Enum(values as string[]));
 
-/** The names a run filter may use (spec §2.16), exactly; published as a component of the OpenAPI document. */
+/** The names a run filter may use (docs/semantics.md, Run filters), exactly; published as a component of the OpenAPI document. */
 export const RunFilterGrammar = Type.Object(
   {
     booleanOperators: enumArray(RUN_FILTER_GRAMMAR.booleanOperators),
@@ -13,10 +14,13 @@ export const RunFilterGrammar = Type.Object(
     fields: enumArray(RUN_FILTER_GRAMMAR.fields),
     fieldPrefixes: enumArray(RUN_FILTER_GRAMMAR.fieldPrefixes),
   },
-  { title: "RunFilterGrammar", description: "The operators, fields and field prefixes of the `filter` parameter of /api/runs/list (MongoDB-style)." },
+  {
+    title: "RunFilterGrammar",
+    description: "The operators, fields and field prefixes of the `filter` parameter of /api/runs/list (MongoDB-style).",
+  },
 );
 
-/** One term of the `fieldFilters` parameter (spec §2.16). */
+/** One term of the `fieldFilters` parameter (docs/semantics.md, Run filters). */
 export const FieldFilterTerm = Type.Object(
   {
     source: Type.Enum(["config", "systemMetadata"]),
@@ -34,13 +38,35 @@ export const ListRunsQuery = Type.Object({
   tags: Type.Optional(Type.String({ description: "Comma-separated; runs with ANY of the tags." })),
   status: Type.Optional(Type.String({ description: "Comma-separated statuses (or finished, crashed, killed)." })),
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  offset: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }),
   includeFieldValues: Type.Optional(Type.String({ description: "`true` or `1` attach _flatConfig and _flatSystemMetadata." })),
-  visibleColumns: Type.Optional(Type.String({ description: "JSON array of {source: config|systemMetadata, key}: the field values to attach." })),
+  visibleColumns: Type.Optional(
+    Type.String({ description: "JSON array of {source: config|systemMetadata, key}: the field values to attach." }),
+  ),
+  includeDiverged: Type.Optional(
+    Type.String({
+      description: "`true` or `1` attach divergedMetrics: the metrics of each run whose series ended in NaN or ±Inf.",
+    }),
+  ),
   fieldFilters: Type.Optional(Type.String({ description: "JSON array of FieldFilterTerm; every term must hold." })),
-  filter: Type.Optional(Type.String({ description: "JSON run filter over the names of RunFilterGrammar ($and/$or/$not, $eq ... $regex)." })),
+  filter: Type.Optional(
+    Type.String({ description: "JSON run filter over the names of RunFilterGrammar ($and/$or/$not, $eq ... $regex)." }),
+  ),
   sort: Type.Optional(
-    Type.String({ description: "createdAt, updatedAt, name, status, config.<key>, systemMetadata.<key> or summary_metrics.<name>; prefix - for descending. Default -createdAt." }),
+    Type.String({
+      description:
+        "createdAt, updatedAt, name, status, config.<key>, systemMetadata.<key> or summary_metrics.<name>; prefix - for descending. Default -createdAt.",
+    }),
+  ),
+});
+
+/** A metric whose last point is NaN or ±Inf (docs/api.md, "The end of a series"). */
+const DivergedMetric = Type.Object({
+  logName: Type.String(),
+  step: Type.Integer({ description: "The step of the last point." }),
+  valueFlag: Type.Enum(
+    VALUE_FLAGS.filter((flag) => flag !== ""),
+    { description: '"NaN", "Inf" or "-Inf".' },
   ),
 });
 
@@ -61,6 +87,11 @@ export const ListRunsResponse = Type.Object({
       statusUpdated: NullableTimestamp,
       _flatConfig: Type.Optional(FlatValues),
       _flatSystemMetadata: Type.Optional(FlatValues),
+      divergedMetrics: Type.Optional(
+        Type.Array(DivergedMetric, {
+          description: "With includeDiverged: the metrics whose series ended non-finite, by name; [] when none.",
+        }),
+      ),
     }),
   ),
   total: Type.Integer({ description: "Every matching run, ignoring limit and offset." }),

@@ -1,8 +1,7 @@
 import { Type } from "typebox";
+import { encodeRunId } from "../../domain/ids.js";
 import { LOG_TYPES } from "../../store/store.js";
-import {
-  AnyJson, EpochMs, JsonText, Nullable, NullableTimestamp, ProjectName, RunId, RunStatus, Step, Tags, Timestamp,
-} from "./common.js";
+import { AnyJson, EpochMs, JsonText, Nullable, NullableTimestamp, ProjectName, RunId, RunStatus, Step, Tags, Timestamp } from "./common.js";
 
 export const CreateRunBody = Type.Object(
   {
@@ -99,8 +98,8 @@ export const LogNameBody = Type.Object(
 
 const ModelGraphNode = Type.Object({
   type: Type.String(),
-  depth: Type.Integer(),
-  order: Type.Optional(Type.Integer()),
+  depth: Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
+  order: Type.Optional(Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })),
   label: Type.Optional(Type.String()),
   node_id: Type.Optional(Type.String()),
   node_type: Type.Optional(Type.Enum(["MODULE", "UNKNOWN", "CONTAINER", "IO"])),
@@ -182,5 +181,5 @@ export const RunDetailsByDisplayId = Type.Object(runDetailsFields);
 export const DisplayIdParams = Type.Object({ displayId: Type.String({ minLength: 1, maxLength: 300 }) });
 export const DisplayIdQuery = Type.Object({ projectName: Type.Optional(ProjectName) });
 export const NumericRunIdParams = Type.Object({ runId: RunId });
-export const EncodedRunIdParams = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 64 }) });
+export const EncodedRunIdParams = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 64, examples: [encodeRunId(1)] }) });
 export const DecodedRunIdResponse = Type.Object({ runId: Type.Integer() });

@@ -1,9 +1,23 @@
 import { Type } from "typebox";
 import { AGGREGATIONS, DIRECTIONS } from "../../domain/leaderboard.js";
+import { VALUE_FLAGS } from "../../domain/non-finite.js";
 import { AnyJson, LogName, ProjectName, RunLogsQuery, RunStatus, Timestamp } from "./common.js";
 
 const RunIdList = Type.String({ maxLength: 20_000, description: "Comma-separated numeric run IDs." });
 const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
+
+/** The point at the highest step of any kind (docs/api.md, "The end of a series"). */
+const LastPoint = Type.Union(
+  [
+    Type.Object({
+      step: Type.Integer(),
+      value: Type.Number({ description: "0 when valueFlag names a non-finite kind." }),
+      valueFlag: Type.Enum(VALUE_FLAGS, { description: '"NaN", "Inf" or "-Inf" when the series ends non-finite, "" otherwise.' }),
+    }),
+    Type.Null(),
+  ],
+  { description: "The last point of any kind; differs from the last finite value when the series ended in NaN or ±Inf." },
+);
 
 export const StatisticsQuery = Type.Object(RunLogsQuery);
 
@@ -21,7 +35,10 @@ export const StatisticsResponse = Type.Object({
       max: NullableNumber,
       mean: NullableNumber,
       stddev: Type.Union([Type.Number({ description: "Population standard deviation." }), Type.Null()]),
-      last: Type.Union([Type.Object({ step: Type.Integer(), value: Type.Number() }), Type.Null()]),
+      last: Type.Union([Type.Object({ step: Type.Integer(), value: Type.Number() }), Type.Null()], {
+        description: "The last finite value and its step.",
+      }),
+      lastPoint: LastPoint,
     }),
   ),
 });
@@ -40,7 +57,14 @@ export const CompareResponse = Type.Object({
       status: RunStatus,
       config: AnyJson,
       stats: Type.Union([
-        Type.Object({ count: Type.Integer(), min: NullableNumber, max: NullableNumber, mean: NullableNumber, final: NullableNumber }),
+        Type.Object({
+          count: Type.Integer(),
+          min: NullableNumber,
+          max: NullableNumber,
+          mean: NullableNumber,
+          final: Type.Union([Type.Number(), Type.Null()], { description: "The last finite value." }),
+          lastPoint: LastPoint,
+        }),
         Type.Null(),
       ]),
     }),
@@ -53,7 +77,7 @@ export const LeaderboardQuery = Type.Object({
   aggregation: Type.Enum(AGGREGATIONS, { default: "LAST" }),
   direction: Type.Enum(DIRECTIONS, { default: "ASC" }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  offset: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }),
 });
 
 export const LeaderboardResponse = Type.Object({
@@ -69,6 +93,7 @@ export const LeaderboardResponse = Type.Object({
       status: RunStatus,
       url: Type.String(),
       value: Type.Number(),
+      lastPoint: LastPoint,
       tags: Type.Array(Type.String()),
       createdAt: Timestamp,
       config: AnyJson,

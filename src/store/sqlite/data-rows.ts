@@ -1,15 +1,8 @@
-import { logGroupOf } from "../../domain/log-names.js";
-import type { DataRow, LogType, StoredDataRow } from "../store.js";
+import { logGroupOf, logTypeOfData } from "../../domain/log-names.js";
+import { type Page, takePage } from "../../domain/paging.js";
+import type { DataRow, DataRowQuery, StoredDataRow } from "../store.js";
 import type { Statements } from "./db.js";
 import { runExists, touchHeartbeat } from "./run-attributes.js";
-
-/** The log type a data row's name is listed under in the run's log names. */
-export function logTypeOfData(dataType: string): LogType {
-  const type = dataType.toUpperCase();
-  if (type === "HISTOGRAM" || type === "TABLE" || type === "TEXT") return type;
-  if (type === "STRING-SERIES" || type === "STRING") return "TEXT";
-  return "DATA";
-}
 
 /** Must run inside a write transaction. One row per (run, logName, step); a re-sent row replaces it. */
 export function appendDataRows(s: Statements, orgId: string, runId: number, rows: DataRow[], now: number): number | undefined {
@@ -18,7 +11,9 @@ export function appendDataRows(s: Statements, orgId: string, runId: number, rows
     `INSERT INTO data_rows (run_id, log_name, step, data_type, time, data) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (run_id, log_name, step) DO UPDATE SET data_type = excluded.data_type, time = excluded.time, data = excluded.data`,
   );
-  const addName = s.get("INSERT INTO run_log_names (run_id, log_name, log_type, log_group, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+  const addName = s.get(
+    "INSERT INTO run_log_names (run_id, log_name, log_type, log_group, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+  );
   for (const row of rows) {
     upsert.run(runId, row.logName, row.step, row.dataType, row.time, row.data);
     addName.run(runId, row.logName, logTypeOfData(row.dataType), logGroupOf(row.logName) || null, now);
@@ -27,12 +22,34 @@ export function appendDataRows(s: Statements, orgId: string, runId: number, rows
   return rows.length;
 }
 
-export function listDataRows(s: Statements, orgId: string, runId: number, logName: string | undefined): StoredDataRow[] {
+interface DataRowRow {
+  log_name: string;
+  step: number;
+  data_type: string;
+  time: number;
+  data: string;
+}
+
+const ALL_NAMES = `SELECT d.log_name, d.step, d.data_type, d.time, d.data FROM data_rows d JOIN runs r ON r.id = d.run_id
+  WHERE r.org_id = ? AND d.run_id = ? ORDER BY d.log_name, d.step LIMIT ? OFFSET ?`;
+const ONE_NAME = `SELECT d.log_name, d.step, d.data_type, d.time, d.data FROM data_rows d JOIN runs r ON r.id = d.run_id
+  WHERE r.org_id = ? AND d.run_id = ? AND d.log_name = ? ORDER BY d.step LIMIT ? OFFSET ?`;
+
+export function listDataRows(s: Statements, orgId: string, runId: number, query: DataRowQuery): Page<StoredDataRow> {
+  const match = query.logName === undefined ? [orgId, runId] : [orgId, runId, query.logName];
   const rows = s
-    .get(
-      `SELECT d.log_name, d.step, d.data_type, d.time, d.data FROM data_rows d JOIN runs r ON r.id = d.run_id
-       WHERE r.org_id = ? AND d.run_id = ? AND (? IS NULL OR d.log_name = ?) ORDER BY d.log_name, d.step`,
-    )
-    .all(orgId, runId, logName ?? null, logName ?? null) as { log_name: string; step: number; data_type: string; time: number; data: string }[];
-  return rows.map((row) => ({ logName: row.log_name, logGroup: logGroupOf(row.log_name), step: row.step, dataType: row.data_type, time: row.time, data: row.data }));
+    .get(query.logName === undefined ? ALL_NAMES : ONE_NAME)
+    .iterate(...match, query.limit + 1, query.offset) as IterableIterator<DataRowRow>;
+  const page = takePage(rows, query, (row) => Buffer.byteLength(row.data, "utf8"));
+  return {
+    items: page.items.map((row) => ({
+      logName: row.log_name,
+      logGroup: logGroupOf(row.log_name),
+      step: row.step,
+      dataType: row.data_type,
+      time: row.time,
+      data: row.data,
+    })),
+    nextOffset: page.nextOffset,
+  };
 }

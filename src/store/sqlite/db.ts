@@ -1,63 +1,93 @@
 import Database from "better-sqlite3";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { backfillMetricAggregates } from "./metric-backfill.js";
 
 export type Db = Database.Database;
+
+const OPENING_BUSY_TIMEOUT_MS = 5000;
 
 const MIGRATIONS_DIR = fileURLToPath(new URL("./migrations/", import.meta.url));
 
 /**
  * Opens the database file with the pragmas every connection needs and applies pending migrations.
  * WAL lets readers run beside the single writer; synchronous=FULL makes every commit durable
- * before it is acknowledged (a 200 means on disk); busy_timeout lets the CLI write while a server runs.
+ * before it is acknowledged (a 200 means on disk); busy_timeout lets the CLI write while a server
+ * runs. better-sqlite3 waits for a lock synchronously, so the server passes a short busy timeout
+ * (its event loop stands still meanwhile); the CLI keeps the long default (see "Busy store, full disk" in
+ * docs/decisions.md).
  */
-export function openDatabase(file: string): Db {
+export function openDatabase(file: string, busyTimeoutMs = OPENING_BUSY_TIMEOUT_MS): Db {
   const db = new Database(file);
+  // Opening and migrating wait as long as the CLI does: nothing else runs yet.
+  db.pragma(`busy_timeout = ${OPENING_BUSY_TIMEOUT_MS}`);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
   db.pragma("foreign_keys = ON");
-  db.pragma("busy_timeout = 5000");
   migrate(db);
+  db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
   return db;
 }
+
+/** Migrations whose new columns are computed from stored data (not expressible in SQL) finish with a step in code. */
+const DATA_STEPS = new Map<number, (db: Db) => void>([[5, backfillMetricAggregates]]);
 
 /** Applies each numbered migration not yet recorded, each in its own transaction. Forward only. */
 export function migrate(db: Db): void {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
-  const applied = new Set(
-    (db.prepare("SELECT version FROM schema_migrations").all() as { version: number }[]).map((row) => row.version),
-  );
-  const files = readdirSync(MIGRATIONS_DIR).filter((file) => /^\d{4}_.*\.sql$/.test(file)).sort();
+  const applied = new Set((db.prepare("SELECT version FROM schema_migrations").all() as { version: number }[]).map((row) => row.version));
+  const files = readdirSync(MIGRATIONS_DIR)
+    .filter((file) => /^\d{4}_.*\.sql$/.test(file))
+    .sort();
   for (const file of files) {
     const version = Number(file.slice(0, 4));
     if (applied.has(version)) continue;
     const sql = readFileSync(MIGRATIONS_DIR + file, "utf8");
     db.transaction(() => {
+      // Another process opening the same file may have applied it since the read above: the
+      // check is repeated under the write lock, so processes starting together migrate once.
+      if (db.prepare("SELECT 1 FROM schema_migrations WHERE version = ?").get(version)) return;
       db.exec(sql);
+      DATA_STEPS.get(version)?.(db);
       db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)").run(version, Date.now());
     }).immediate();
   }
 }
 
-/** Prepared statements cached per connection: preparing costs more than running a small query. */
+/**
+ * The most statements one connection keeps prepared. Code builds SQL from a fixed set of texts
+ * (about 150 today, counting each combination of the run list's optional clauses), so the cap is
+ * never reached in normal use; it bounds memory anyway should a bug ever build SQL from request
+ * data (each prepared statement holds memory in SQLite).
+ */
+export const STATEMENT_CACHE_CAP = 500;
+
+/**
+ * Prepared statements cached per connection: preparing costs more than running a small query.
+ * Least recently used first out once the cache holds `cap` statements.
+ */
 export class Statements {
   private readonly cache = new Map<string, Database.Statement>();
-  constructor(readonly db: Db) {}
+  constructor(
+    readonly db: Db,
+    private readonly cap = STATEMENT_CACHE_CAP,
+  ) {}
 
   get(sql: string): Database.Statement {
     let statement = this.cache.get(sql);
-    if (!statement) {
+    if (statement) {
+      // A Map iterates in insertion order: re-inserting makes this the most recently used.
+      this.cache.delete(sql);
+    } else {
       statement = this.db.prepare(sql);
-      this.cache.set(sql, statement);
+      if (this.cache.size >= this.cap) this.cache.delete(this.cache.keys().next().value!);
     }
+    this.cache.set(sql, statement);
     return statement;
   }
-}
 
-export function toJsonText(value: unknown): string | null {
-  return value === undefined || value === null ? null : JSON.stringify(value);
-}
-
-export function fromJsonText<T>(text: string | null): T | null {
-  return text === null ? null : (JSON.parse(text) as T);
+  /** The SQL texts prepared now, least recently used first. */
+  cachedTexts(): string[] {
+    return [...this.cache.keys()];
+  }
 }

@@ -1,13 +1,46 @@
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import type { Json } from "../../domain/merge.js";
-import type { Point } from "../../domain/sampling.js";
+import type { Page } from "../../domain/paging.js";
+import type { Point, SampledPoint } from "../../domain/sampling.js";
 import type { RunStatus } from "../../domain/status.js";
 import type {
-  Actor, Alert, ApiKeyRecord, ConsoleLine, ConsoleLineQuery, CreateRunInput, DataRow, FileQuery, LogName, LogType, MetricNameQuery, MetricSeries, MetricSummary, NewAlert,
-  NewApiKey, NewFile, Organization, Project, Run, RunCandidate, RunListQuery, RunMetricSummary, RunNarrowing, StatusEvent, StatusUpdate, Store, StoredDataRow, StoredFile, User,
+  Actor,
+  Alert,
+  ApiKeyRecord,
+  ConsoleLine,
+  ConsoleLineQuery,
+  CreateRunInput,
+  DataRow,
+  DataRowQuery,
+  FileQuery,
+  LogName,
+  LogType,
+  MlflowCandidate,
+  MetricNameQuery,
+  MetricSeries,
+  MetricSummary,
+  NewAlert,
+  NewApiKey,
+  NewFile,
+  Organization,
+  Project,
+  ProjectMlflowState,
+  Run,
+  RunCandidate,
+  RunListQuery,
+  RunMlflowState,
+  RunMetricSummary,
+  RunNarrowing,
+  StatusEvent,
+  StatusUpdate,
+  Store,
+  StoredDataRow,
+  StoredFile,
+  User,
 } from "../store.js";
 import { openDatabase, Statements, type Db } from "./db.js";
+import type { CopyRow, CopyValue } from "../copy-tables.js";
 import * as consoleLogs from "./console-logs.js";
 import * as dataRows from "./data-rows.js";
 import * as files from "./files.js";
@@ -20,6 +53,9 @@ import * as attributes from "./run-attributes.js";
 import * as runList from "./run-list.js";
 import * as runs from "./runs.js";
 import * as status from "./status.js";
+import * as copy from "./copy.js";
+import * as mlflow from "./mlflow.js";
+import * as sharedState from "./shared-state.js";
 
 export const DATABASE_FILE = "stepwise.db";
 
@@ -35,17 +71,29 @@ export class SqliteStore implements Store {
     this.s = new Statements(db);
   }
 
-  static open(dataDir: string): SqliteStore {
-    mkdirSync(dataDir, { recursive: true });
-    return new SqliteStore(openDatabase(join(dataDir, DATABASE_FILE)));
+  /** `busyTimeoutMs`: how long a statement waits for another process's lock (see openDatabase). */
+  static open(dataDir: string, options: { busyTimeoutMs?: number } = {}): SqliteStore {
+    // Owner-only, like signing.key: the database holds key hashes and every organization's data.
+    // SQLite gives its -wal and -shm files the database file's permissions.
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const file = join(dataDir, DATABASE_FILE);
+    closeSync(openSync(file, "a", 0o600));
+    return new SqliteStore(openDatabase(file, options.busyTimeoutMs));
   }
 
   private write<T>(work: () => T): T {
     return this.db.transaction(work).immediate();
   }
 
+  /** Reads, then takes and releases the write lock: a lock held by another process fails readiness. */
   async ping(): Promise<void> {
     this.s.get("SELECT 1 FROM schema_migrations LIMIT 1").get();
+    this.write(() => undefined);
+  }
+
+  /** The SQL texts prepared on this connection (tests check that request data never shapes SQL). */
+  preparedStatements(): string[] {
+    return this.s.cachedTexts();
   }
 
   async close(): Promise<void> {
@@ -76,6 +124,9 @@ export class SqliteStore implements Store {
   async getApiKeyByHash(keyHash: string): Promise<(ApiKeyRecord & { orgSlug: string }) | undefined> {
     return keys.getApiKeyByHash(this.s, keyHash);
   }
+  async getApiKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+    return keys.getApiKey(this.s, keyId);
+  }
   async listApiKeys(orgId: string): Promise<ApiKeyRecord[]> {
     return keys.listApiKeys(this.s, orgId);
   }
@@ -88,6 +139,38 @@ export class SqliteStore implements Store {
   }
   async getProjectByName(orgId: string, name: string): Promise<Project | undefined> {
     return projects.getProjectByName(this.s, orgId, name);
+  }
+
+  async createProject(orgId: string, name: string, now: number): Promise<Project> {
+    return this.write(() => mlflow.createProject(this.s, orgId, name, now));
+  }
+  async getProject(orgId: string, projectId: number): Promise<Project | undefined> {
+    return mlflow.getProject(this.s, orgId, projectId);
+  }
+  async updateProjectMlflow(
+    orgId: string,
+    projectId: number,
+    change: (state: ProjectMlflowState) => ProjectMlflowState,
+    now: number,
+  ): Promise<Project | undefined> {
+    return this.write(() => mlflow.updateProjectMlflow(this.s, orgId, projectId, change, now));
+  }
+  async getRunByMlflowId(orgId: string, mlflowId: string): Promise<Run | undefined> {
+    return mlflow.getRunByMlflowId(this.s, orgId, mlflowId);
+  }
+  async updateRunMlflow(
+    orgId: string,
+    runId: number,
+    change: (state: RunMlflowState) => RunMlflowState,
+    now: number,
+  ): Promise<Run | undefined> {
+    return this.write(() => mlflow.updateRunMlflow(this.s, orgId, runId, change, now));
+  }
+  async listMlflowCandidates(orgId: string, projectId: number): Promise<MlflowCandidate[]> {
+    return mlflow.listMlflowCandidates(this.s, orgId, projectId);
+  }
+  async deleteFile(orgId: string, fileId: number): Promise<boolean> {
+    return mlflow.deleteFile(this.s, orgId, fileId);
   }
 
   async createRun(orgId: string, input: CreateRunInput, actor: Actor): Promise<{ run: Run; resumed: boolean }> {
@@ -169,10 +252,24 @@ export class SqliteStore implements Store {
   async listMetricSummaries(orgId: string, runId: number, filter: { logName?: string; logGroup?: string } = {}): Promise<MetricSummary[]> {
     return metricReads.listMetricSummaries(this.s, orgId, runId, filter);
   }
-  async readMetricPoints(orgId: string, runId: number, logName: string, stepMin: number, stepMax: number, limit?: number): Promise<Point[]> {
+  async readMetricPoints(
+    orgId: string,
+    runId: number,
+    logName: string,
+    stepMin: number,
+    stepMax: number,
+    limit?: number,
+  ): Promise<Point[]> {
     return metricReads.readMetricPoints(this.s, orgId, runId, logName, stepMin, stepMax, limit);
   }
-  async sampleMetricPoints(orgId: string, runId: number, logName: string, stepMin: number, stepMax: number, limit: number): Promise<Point[]> {
+  async sampleMetricPoints(
+    orgId: string,
+    runId: number,
+    logName: string,
+    stepMin: number,
+    stepMax: number,
+    limit: number,
+  ): Promise<SampledPoint[]> {
     return metricReads.sampleMetricPoints(this.s, orgId, runId, logName, stepMin, stepMax, limit);
   }
   async listRunMetricSummaries(orgId: string, projectId: number, logName: string, runIds?: number[]): Promise<RunMetricSummary[]> {
@@ -184,11 +281,11 @@ export class SqliteStore implements Store {
   async listMetricNames(orgId: string, projectId: number, query: MetricNameQuery): Promise<string[]> {
     return metricReads.listMetricNames(this.s, orgId, projectId, query);
   }
-  async listConsoleLines(orgId: string, runId: number, query: ConsoleLineQuery): Promise<{ lines: ConsoleLine[]; total: number }> {
+  async listConsoleLines(orgId: string, runId: number, query: ConsoleLineQuery): Promise<Page<ConsoleLine> & { total: number }> {
     return consoleLogs.listConsoleLines(this.s, orgId, runId, query);
   }
-  async listDataRows(orgId: string, runId: number, logName?: string): Promise<StoredDataRow[]> {
-    return dataRows.listDataRows(this.s, orgId, runId, logName);
+  async listDataRows(orgId: string, runId: number, query: DataRowQuery): Promise<Page<StoredDataRow>> {
+    return dataRows.listDataRows(this.s, orgId, runId, query);
   }
 
   async registerFiles(orgId: string, runId: number, newFiles: NewFile[], now: number): Promise<StoredFile[] | undefined> {
@@ -202,5 +299,26 @@ export class SqliteStore implements Store {
   }
   async listFiles(orgId: string, runId: number, query: FileQuery): Promise<StoredFile[]> {
     return files.listFiles(this.s, orgId, runId, query);
+  }
+
+  async getOrCreateSigningSecret(candidate: Uint8Array, now: number): Promise<Uint8Array> {
+    return this.write(() => sharedState.getOrCreateSigningSecret(this.s, candidate, now));
+  }
+  async tryAcquireLease(name: string, holderId: string, now: number, ttlMs: number): Promise<boolean> {
+    return sharedState.tryAcquireLease(this.s, name, holderId, now, ttlMs);
+  }
+  async releaseLease(name: string, holderId: string): Promise<void> {
+    sharedState.releaseLease(this.s, name, holderId);
+  }
+
+  async exportRows(table: string, after: CopyValue[] | null, limit: number): Promise<CopyRow[]> {
+    // One statement per batch: a copy's batches together are not one snapshot (docs/decisions.md, "Several processes and copying a store").
+    return copy.exportRows(this.s, table, after, limit);
+  }
+  async importRows(table: string, rows: CopyRow[]): Promise<number> {
+    return this.write(() => copy.importRows(this.s, table, rows));
+  }
+  async countRows(table: string): Promise<number> {
+    return copy.countRows(this.s, table);
   }
 }

@@ -1,31 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { DomainError } from "../../domain/errors.js";
+import { API_KEY_COLUMNS, toApiKey, type ApiKeyRow } from "../rows.js";
 import type { ApiKeyRecord, NewApiKey } from "../store.js";
 import type { Statements } from "./db.js";
-
-interface ApiKeyRow {
-  id: string;
-  org_id: string;
-  user_id: string;
-  name: string;
-  display_prefix: string;
-  created_at: number;
-  expires_at: number | null;
-  revoked_at: number | null;
-}
-
-const COLUMNS = "id, org_id, user_id, name, display_prefix, created_at, expires_at, revoked_at";
-
-const toApiKey = (row: ApiKeyRow): ApiKeyRecord => ({
-  id: row.id,
-  orgId: row.org_id,
-  userId: row.user_id,
-  name: row.name,
-  displayPrefix: row.display_prefix,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-  revokedAt: row.revoked_at,
-});
 
 export function createApiKey(s: Statements, key: NewApiKey): ApiKeyRecord {
   const id = randomUUID();
@@ -53,14 +30,19 @@ export function getApiKeyByHash(s: Statements, keyHash: string): (ApiKeyRecord &
   return row && { ...toApiKey(row), orgSlug: row.slug };
 }
 
+export function getApiKey(s: Statements, keyId: string): ApiKeyRecord | undefined {
+  const row = s.get(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(keyId) as ApiKeyRow | undefined;
+  return row && toApiKey(row);
+}
+
 export function listApiKeys(s: Statements, orgId: string): ApiKeyRecord[] {
-  return (s.get(`SELECT ${COLUMNS} FROM api_keys WHERE org_id = ? ORDER BY created_at, id`).all(orgId) as ApiKeyRow[]).map(
+  return (s.get(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE org_id = ? ORDER BY created_at, id`).all(orgId) as ApiKeyRow[]).map(
     toApiKey,
   );
 }
 
 export function revokeApiKey(s: Statements, keyId: string, now: number): ApiKeyRecord | undefined {
   s.get("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(now, keyId);
-  const row = s.get(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`).get(keyId) as ApiKeyRow | undefined;
+  const row = s.get(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(keyId) as ApiKeyRow | undefined;
   return row && toApiKey(row);
 }

@@ -1,62 +1,42 @@
+import { ALL_STEPS, lineageSegments, MAX_LINEAGE_DEPTH, type LineageLink, type Segment } from "../../domain/lineage.js";
 import { logGroupOf } from "../../domain/log-names.js";
-import { samplePoints, type Point } from "../../domain/sampling.js";
-import { combineSummaries, type MetricSummaryState } from "../../domain/summaries.js";
+import { samplePoints, type Point, type SampledPoint } from "../../domain/sampling.js";
+import type { MetricSummaryState } from "../../domain/summaries.js";
+import { combineSegmentSummaries, searchNames } from "../metric-series.js";
+import { METRIC_COLUMNS, METRIC_COLUMNS_OF_M, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricNameQuery, MetricSummary, RunMetricSummary } from "../store.js";
 import type { Statements } from "./db.js";
-import { METRIC_COLUMNS, METRIC_COLUMNS_OF_M, toSummaryState, type MetricRow } from "./metrics.js";
-import { readSegments, storedSeries, summarizePiece, type Segment } from "./metric-series.js";
-
-const ALL_STEPS = Number.MAX_SAFE_INTEGER;
-/** Deeper lineages are refused at fork time; this bounds the walk even if data were corrupt. */
-const MAX_LINEAGE_DEPTH = 100;
-
-interface LineageLink {
-  id: number;
-  forked_from_run_id: number | null;
-  fork_step: number | null;
-}
+import { readSegments, storedSeries, summarizePiece } from "./metric-series.js";
 
 /** The run, then its parent, grandparent, ... (all in one organization by construction). */
 function lineage(s: Statements, orgId: string, runId: number): LineageLink[] {
   const chain: LineageLink[] = [];
   let next: number | null = runId;
   while (next !== null && chain.length < MAX_LINEAGE_DEPTH) {
-    const link = s.get("SELECT id, forked_from_run_id, fork_step FROM runs WHERE org_id = ? AND id = ?").get(orgId, next) as LineageLink | undefined;
+    const link = s
+      .get("SELECT id, forked_from_run_id AS forkedFromRunId, fork_step AS forkStep FROM runs WHERE org_id = ? AND id = ?")
+      .get(orgId, next) as LineageLink | undefined;
     if (!link) break;
     chain.push(link);
-    next = link.forked_from_run_id;
+    next = link.forkedFromRunId;
   }
   return chain;
 }
 
-/**
- * The segments of a metric's series for a run and its lineage, oldest first. A parent counts only
- * up to the child's fork step, and only below the child's own first point of that metric: where
- * both have points, the child's own win.
- */
+/** The segments of a metric's series for a run's lineage chain (domain/lineage.ts). */
 function segmentsFor(s: Statements, chain: LineageLink[], logName: string): Segment[] {
-  const segments: Segment[] = [];
-  let cutoff = ALL_STEPS;
-  for (const link of chain) {
-    const metric = s.get("SELECT id, first_step FROM metrics WHERE run_id = ? AND log_name = ?").get(link.id, logName) as
-      | { id: number; first_step: number | null }
-      | undefined;
-    const firstStep = metric?.first_step ?? null;
-    if (metric && firstStep !== null && firstStep <= cutoff) segments.unshift({ runId: link.id, metricId: metric.id, maxStep: cutoff });
-    if (link.forked_from_run_id === null) break;
-    cutoff = Math.min(cutoff, link.fork_step ?? 0, firstStep === null ? ALL_STEPS : firstStep - 1);
-    if (cutoff < 0) break;
-  }
-  return segments;
+  const metric = s.get("SELECT id, first_step AS firstStep FROM metrics WHERE run_id = ? AND log_name = ?");
+  return lineageSegments(chain, (runId) => metric.get(runId, logName) as { id: number; firstStep: number | null } | undefined);
 }
 
 function summarizeSegments(s: Statements, segments: Segment[], ownRow?: MetricRow): MetricSummaryState | undefined {
-  let summary: MetricSummaryState | undefined;
-  for (const segment of segments) {
-    const part = segment.maxStep === ALL_STEPS && ownRow?.id === segment.metricId ? toSummaryState(ownRow) : summarizePiece(s, segment.metricId, 0, segment.maxStep);
-    summary = summary ? combineSummaries(summary, part) : part;
-  }
-  return summary;
+  return combineSegmentSummaries(
+    segments.map((segment) =>
+      segment.maxStep === ALL_STEPS && ownRow?.id === segment.metricId
+        ? toSummaryState(ownRow)
+        : summarizePiece(s, segment.metricId, 0, segment.maxStep),
+    ),
+  );
 }
 
 function withNames(logName: string, summary: MetricSummaryState, logGroup: string): MetricSummary {
@@ -64,11 +44,18 @@ function withNames(logName: string, summary: MetricSummaryState, logGroup: strin
 }
 
 /** Summaries of every metric of the run, inherited points included, by name. */
-export function listMetricSummaries(s: Statements, orgId: string, runId: number, filter: { logName?: string; logGroup?: string }): MetricSummary[] {
+export function listMetricSummaries(
+  s: Statements,
+  orgId: string,
+  runId: number,
+  filter: { logName?: string; logGroup?: string },
+): MetricSummary[] {
   const chain = lineage(s, orgId, runId);
   if (chain.length === 0) return [];
   const own = s
-    .get(`SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = ? AND (? IS NULL OR log_name = ?) AND (? IS NULL OR log_group = ?) ORDER BY log_name`)
+    .get(
+      `SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = ? AND (? IS NULL OR log_name = ?) AND (? IS NULL OR log_group = ?) ORDER BY log_name`,
+    )
     .all(runId, filter.logName ?? null, filter.logName ?? null, filter.logGroup ?? null, filter.logGroup ?? null) as MetricRow[];
   if (chain.length === 1) return own.map((row) => withNames(row.log_name, toSummaryState(row), row.log_group));
 
@@ -77,7 +64,9 @@ export function listMetricSummaries(s: Statements, orgId: string, runId: number,
   for (const ancestor of chain.slice(1)) {
     const inherited = s
       .get("SELECT log_name FROM metrics WHERE run_id = ? AND (? IS NULL OR log_name = ?) AND (? IS NULL OR log_group = ?)")
-      .all(ancestor.id, filter.logName ?? null, filter.logName ?? null, filter.logGroup ?? null, filter.logGroup ?? null) as { log_name: string }[];
+      .all(ancestor.id, filter.logName ?? null, filter.logName ?? null, filter.logGroup ?? null, filter.logGroup ?? null) as {
+      log_name: string;
+    }[];
     for (const { log_name } of inherited) names.add(log_name);
   }
   const out: MetricSummary[] = [];
@@ -89,12 +78,28 @@ export function listMetricSummaries(s: Statements, orgId: string, runId: number,
 }
 
 /** Every point of a metric within [from, to], inherited ones included, ascending by step. */
-export function readMetricPoints(s: Statements, orgId: string, runId: number, logName: string, from: number, to: number, limit?: number): Point[] {
+export function readMetricPoints(
+  s: Statements,
+  orgId: string,
+  runId: number,
+  logName: string,
+  from: number,
+  to: number,
+  limit?: number,
+): Point[] {
   return readSegments(s, segmentsFor(s, lineage(s, orgId, runId), logName), from, to, limit);
 }
 
 /** The deterministic sample of domain/sampling.ts over a metric's stored (and inherited) points. */
-export function sampleMetricPoints(s: Statements, orgId: string, runId: number, logName: string, from: number, to: number, limit: number): Point[] {
+export function sampleMetricPoints(
+  s: Statements,
+  orgId: string,
+  runId: number,
+  logName: string,
+  from: number,
+  to: number,
+  limit: number,
+): SampledPoint[] {
   return samplePoints(storedSeries(s, segmentsFor(s, lineage(s, orgId, runId), logName), from, to), limit);
 }
 
@@ -102,7 +107,13 @@ export function sampleMetricPoints(s: Statements, orgId: string, runId: number, 
  * The summary of one metric for every run of a project that has it (or of the given runs), in
  * one query for the common case; forked runs get their inherited points added.
  */
-export function listRunMetricSummaries(s: Statements, orgId: string, projectId: number, logName: string, runIds?: number[]): RunMetricSummary[] {
+export function listRunMetricSummaries(
+  s: Statements,
+  orgId: string,
+  projectId: number,
+  logName: string,
+  runIds?: number[],
+): RunMetricSummary[] {
   const scope = runIds ? `AND r.id IN (SELECT value FROM json_each(?))` : "";
   const params: unknown[] = [logName, orgId, projectId, ...(runIds ? [JSON.stringify(runIds)] : [])];
   const rows = s
@@ -115,7 +126,8 @@ export function listRunMetricSummaries(s: Statements, orgId: string, projectId: 
   const out: RunMetricSummary[] = [];
   for (const row of rows) {
     const own = row.id === null ? undefined : row;
-    const summary = row.forked === null ? toSummaryState(row) : summarizeSegments(s, segmentsFor(s, lineage(s, orgId, row.run), logName), own);
+    const summary =
+      row.forked === null ? toSummaryState(row) : summarizeSegments(s, segmentsFor(s, lineage(s, orgId, row.run), logName), own);
     if (summary) out.push({ runId: row.run, summary });
   }
   return out;
@@ -139,8 +151,7 @@ export function listMetricNames(s: Statements, orgId: string, projectId: number,
     if (run?.project_id !== projectId) continue;
     for (const summary of listMetricSummaries(s, orgId, runId, {})) names.add(summary.logName);
   }
-  const needle = query.search?.toLowerCase();
-  return [...names].filter((name) => !needle || name.toLowerCase().includes(needle)).sort().slice(0, query.limit);
+  return searchNames(names, query.search, query.limit);
 }
 
 /**

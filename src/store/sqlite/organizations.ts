@@ -1,15 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { DomainError } from "../../domain/errors.js";
+import { toOrganization, type OrganizationRow } from "../rows.js";
 import type { Organization, User } from "../store.js";
 import type { Statements } from "./db.js";
-
-interface OrganizationRow {
-  id: string;
-  slug: string;
-  created_at: number;
-}
-
-const toOrganization = (row: OrganizationRow): Organization => ({ id: row.id, slug: row.slug, createdAt: row.created_at });
 
 export function createOrganization(s: Statements, slug: string, now: number): Organization {
   const id = randomUUID();
@@ -25,9 +18,7 @@ export function createOrganization(s: Statements, slug: string, now: number): Or
 }
 
 export function listOrganizations(s: Statements): Organization[] {
-  return (s.get("SELECT id, slug, created_at FROM organizations ORDER BY created_at, slug").all() as OrganizationRow[]).map(
-    toOrganization,
-  );
+  return (s.get("SELECT id, slug, created_at FROM organizations ORDER BY created_at, slug").all() as OrganizationRow[]).map(toOrganization);
 }
 
 export function getOrganizationBySlug(s: Statements, slug: string): Organization | undefined {

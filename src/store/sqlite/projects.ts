@@ -1,4 +1,5 @@
 import { displayPrefix } from "../../domain/ids.js";
+import { SELECT_PROJECT_WITH_COUNT, toProject, type ProjectWithCountRow } from "../rows.js";
 import type { Project } from "../store.js";
 import type { Statements } from "./db.js";
 
@@ -11,30 +12,12 @@ export interface ProjectRow {
   updated_at: number;
 }
 
-const SELECT_WITH_COUNT = `
-  SELECT p.id, p.name, p.run_prefix, p.created_at, p.updated_at,
-         (SELECT count(*) FROM runs r WHERE r.project_id = p.id) AS run_count
-  FROM projects p`;
-
-const toProject = (row: ProjectRow & { run_count: number }): Project => ({
-  id: row.id,
-  name: row.name,
-  runPrefix: row.run_prefix,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  runCount: row.run_count,
-});
-
 export function listProjects(s: Statements, orgId: string): Project[] {
-  return (s.get(`${SELECT_WITH_COUNT} WHERE p.org_id = ? ORDER BY p.name`).all(orgId) as (ProjectRow & { run_count: number })[]).map(
-    toProject,
-  );
+  return (s.get(`${SELECT_PROJECT_WITH_COUNT} WHERE p.org_id = ? ORDER BY p.name`).all(orgId) as ProjectWithCountRow[]).map(toProject);
 }
 
 export function getProjectByName(s: Statements, orgId: string, name: string): Project | undefined {
-  const row = s.get(`${SELECT_WITH_COUNT} WHERE p.org_id = ? AND p.name = ?`).get(orgId, name) as
-    | (ProjectRow & { run_count: number })
-    | undefined;
+  const row = s.get(`${SELECT_PROJECT_WITH_COUNT} WHERE p.org_id = ? AND p.name = ?`).get(orgId, name) as ProjectWithCountRow | undefined;
   return row && toProject(row);
 }
 
@@ -44,8 +27,7 @@ export function getOrCreateProjectRow(s: Statements, orgId: string, name: string
     `INSERT INTO projects (org_id, name, run_prefix, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (org_id, name) DO NOTHING`,
   ).run(orgId, name, displayPrefix(name), now, now);
-  return s.get("SELECT id, name, run_prefix, next_number, created_at, updated_at FROM projects WHERE org_id = ? AND name = ?").get(
-    orgId,
-    name,
-  ) as ProjectRow;
+  return s
+    .get("SELECT id, name, run_prefix, next_number, created_at, updated_at FROM projects WHERE org_id = ? AND name = ?")
+    .get(orgId, name) as ProjectRow;
 }

@@ -1,20 +1,30 @@
 import { logGroupOf } from "../../domain/log-names.js";
 import { deepMerge, type Json } from "../../domain/merge.js";
+import { normalizeNotes, uniqueTags } from "../../domain/runs.js";
 import type { RunStatus } from "../../domain/status.js";
+import { PROJECT_ACTIVITY_RESOLUTION_MS } from "../../domain/time.js";
 import type { Alert, LogName, LogType, NewAlert } from "../store.js";
-import { fromJsonText, toJsonText, type Statements } from "./db.js";
+import { fromJsonText, toJsonText } from "../rows.js";
+import type { Statements } from "./db.js";
 
 /** Updates one column of a run of the organization; false when there is no such run. */
-function updateRunColumn(s: Statements, column: "tags" | "notes" | "model_graph", value: string | null, orgId: string, runId: number, now: number): boolean {
+function updateRunColumn(
+  s: Statements,
+  column: "tags" | "notes" | "model_graph",
+  value: string | null,
+  orgId: string,
+  runId: number,
+  now: number,
+): boolean {
   return s.get(`UPDATE runs SET ${column} = ?, updated_at = ? WHERE org_id = ? AND id = ?`).run(value, now, orgId, runId).changes === 1;
 }
 
 export function updateRunTags(s: Statements, orgId: string, runId: number, tags: string[], now: number): boolean {
-  return updateRunColumn(s, "tags", JSON.stringify([...new Set(tags)]), orgId, runId, now);
+  return updateRunColumn(s, "tags", JSON.stringify(uniqueTags(tags)), orgId, runId, now);
 }
 
 export function updateRunNotes(s: Statements, orgId: string, runId: number, notes: string | null, now: number): boolean {
-  return updateRunColumn(s, "notes", notes === "" ? null : notes, orgId, runId, now);
+  return updateRunColumn(s, "notes", normalizeNotes(notes), orgId, runId, now);
 }
 
 export function setModelGraph(s: Statements, orgId: string, runId: number, graph: Json, now: number): boolean {
@@ -22,7 +32,9 @@ export function setModelGraph(s: Statements, orgId: string, runId: number, graph
 }
 
 export function getModelGraph(s: Statements, orgId: string, runId: number): Json | null | undefined {
-  const row = s.get("SELECT model_graph FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as { model_graph: string | null } | undefined;
+  const row = s.get("SELECT model_graph FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as
+    | { model_graph: string | null }
+    | undefined;
   return row && fromJsonText<Json>(row.model_graph);
 }
 
@@ -60,14 +72,20 @@ export function listLogNames(s: Statements, orgId: string, runId: number): LogNa
 }
 
 /** Heartbeats only move forward: a late request with an old clock never makes a run look stale. */
+/** An ingested batch: a heartbeat of its run, and activity of the run and its project (domain/time.ts). */
 export function touchHeartbeat(s: Statements, runId: number, now: number): void {
-  s.get("UPDATE runs SET heartbeat_at = max(heartbeat_at, ?) WHERE id = ?").run(now, runId);
+  s.get("UPDATE runs SET heartbeat_at = max(heartbeat_at, ?), updated_at = max(updated_at, ?) WHERE id = ?").run(now, now, runId);
+  s.get("UPDATE projects SET updated_at = ? WHERE id = (SELECT project_id FROM runs WHERE id = ?) AND updated_at <= ?").run(
+    now,
+    runId,
+    now - PROJECT_ACTIVITY_RESOLUTION_MS,
+  );
 }
 
 export function recordHeartbeat(s: Statements, orgId: string, runId: number, now: number): RunStatus | undefined {
-  const row = s.get("UPDATE runs SET heartbeat_at = max(heartbeat_at, ?) WHERE org_id = ? AND id = ? RETURNING status").get(now, orgId, runId) as
-    | { status: RunStatus }
-    | undefined;
+  const row = s
+    .get("UPDATE runs SET heartbeat_at = max(heartbeat_at, ?) WHERE org_id = ? AND id = ? RETURNING status")
+    .get(now, orgId, runId) as { status: RunStatus } | undefined;
   return row?.status;
 }
 
@@ -94,5 +112,12 @@ export function listAlerts(s: Statements, orgId: string, runId: number): Alert[]
     timestamp: number | null;
     created_at: number;
   }[];
-  return rows.map((row) => ({ id: row.id, title: row.title, body: row.body, level: row.level, timestamp: row.timestamp, createdAt: row.created_at }));
+  return rows.map((row) => ({
+    id: row.id,
+    title: row.title,
+    body: row.body,
+    level: row.level,
+    timestamp: row.timestamp,
+    createdAt: row.created_at,
+  }));
 }

@@ -1,12 +1,13 @@
-import type { Json } from "../../domain/merge.js";
-import type { RunStatus } from "../../domain/status.js";
+import { CANDIDATE_COLUMNS, RUN_ORDER_COLUMNS, SELECT_RUN, toCandidate, toRun, type CandidateRow, type RunRow } from "../rows.js";
 import type { Run, RunCandidate, RunListQuery, RunNarrowing } from "../store.js";
 import type { Statements } from "./db.js";
-import { SELECT_RUN, toRun, type RunRow } from "./runs.js";
 
-const ORDER_COLUMNS = { createdAt: "r.created_at", updatedAt: "r.updated_at", name: "r.name", status: "r.status" } as const;
-
-/** The WHERE clause of the name search, tags (any of) and statuses, with its parameters. */
+/**
+ * The WHERE clause of the name search, tags (any of) and statuses, with its parameters. Lists travel
+ * as one JSON parameter read with json_each, so the SQL text never depends on how many values a
+ * request sends: the run list prepares a fixed set of statements (see "Prepared statements" in
+ * docs/decisions.md).
+ */
 function narrowingClause(orgId: string, projectId: number, narrowing: RunNarrowing): { sql: string; params: (string | number)[] } {
   const where = ["r.org_id = ?", "r.project_id = ?"];
   const params: (string | number)[] = [orgId, projectId];
@@ -16,12 +17,12 @@ function narrowingClause(orgId: string, projectId: number, narrowing: RunNarrowi
     params.push(narrowing.search);
   }
   if (narrowing.tags?.length) {
-    where.push(`EXISTS (SELECT 1 FROM json_each(r.tags) t WHERE t.value IN (${narrowing.tags.map(() => "?").join(", ")}))`);
-    params.push(...narrowing.tags);
+    where.push("EXISTS (SELECT 1 FROM json_each(r.tags) t WHERE t.value IN (SELECT value FROM json_each(?)))");
+    params.push(JSON.stringify(narrowing.tags));
   }
   if (narrowing.statuses?.length) {
-    where.push(`r.status IN (${narrowing.statuses.map(() => "?").join(", ")})`);
-    params.push(...narrowing.statuses);
+    where.push("r.status IN (SELECT value FROM json_each(?))");
+    params.push(JSON.stringify(narrowing.statuses));
   }
   return { sql: where.join(" AND "), params };
 }
@@ -31,13 +32,13 @@ export function listRuns(s: Statements, orgId: string, projectId: number, query:
   const where = narrowingClause(orgId, projectId, query);
   const direction = query.order.descending ? "DESC" : "ASC";
   const rows = s
-    .get(`${SELECT_RUN} WHERE ${where.sql} ORDER BY ${ORDER_COLUMNS[query.order.field]} ${direction}, r.id ${direction} LIMIT ? OFFSET ?`)
+    .get(
+      `${SELECT_RUN} WHERE ${where.sql} ORDER BY ${RUN_ORDER_COLUMNS[query.order.field]} ${direction}, r.id ${direction} LIMIT ? OFFSET ?`,
+    )
     .all(...where.params, query.page.limit, query.page.offset) as RunRow[];
   const total = (s.get(`SELECT count(*) AS n FROM runs r WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
   return { runs: rows.map(toRun), total };
 }
-
-type CandidateRow = [number, string, RunStatus, string, number, number, number | null, number, string | null, string | null];
 
 /**
  * Every matching run, newest first, with only what filters and sorts read. Rows come as arrays:
@@ -47,28 +48,19 @@ export function listRunCandidates(s: Statements, orgId: string, projectId: numbe
   const where = narrowingClause(orgId, projectId, narrowing);
   const rows = s
     .get(
-      `SELECT r.id, r.name, r.status, r.tags, r.created_at, r.updated_at, r.status_updated, r.heartbeat_at, r.config, r.system_metadata
+      `SELECT ${CANDIDATE_COLUMNS}
        FROM runs r WHERE ${where.sql} ORDER BY r.created_at DESC, r.id DESC`,
     )
     .raw(true)
     .all(...where.params) as CandidateRow[];
-  return rows.map(([id, name, status, tags, createdAt, updatedAt, statusUpdated, heartbeatAt, config, systemMetadata]) => ({
-    id,
-    name,
-    status,
-    tags: JSON.parse(tags) as string[],
-    createdAt,
-    updatedAt,
-    statusUpdated,
-    heartbeatAt,
-    config: config === null ? null : (JSON.parse(config) as Json),
-    systemMetadata: systemMetadata === null ? null : (JSON.parse(systemMetadata) as Json),
-  }));
+  return rows.map(toCandidate);
 }
 
 /** Runs of the organization by ID, in the order asked; unknown IDs are left out. */
 export function getRuns(s: Statements, orgId: string, runIds: number[]): Run[] {
-  const rows = s.get(`${SELECT_RUN} WHERE r.org_id = ? AND r.id IN (SELECT value FROM json_each(?))`).all(orgId, JSON.stringify(runIds)) as RunRow[];
+  const rows = s
+    .get(`${SELECT_RUN} WHERE r.org_id = ? AND r.id IN (SELECT value FROM json_each(?))`)
+    .all(orgId, JSON.stringify(runIds)) as RunRow[];
   const byId = new Map(rows.map((row) => [row.id, toRun(row)]));
   return runIds.flatMap((id) => byId.get(id) ?? []);
 }

@@ -1,65 +1,11 @@
-import { DomainError, invalidInput } from "../../domain/errors.js";
 import { formatDisplayId } from "../../domain/ids.js";
-import { deepMerge, type Json } from "../../domain/merge.js";
-import type { RunStatus } from "../../domain/status.js";
+import { newMlflowRunId } from "../../domain/mlflow/ids.js";
+import { forkedAttributes } from "../../domain/runs.js";
 import type { Actor, CreateRunInput, Run } from "../store.js";
-import { fromJsonText, toJsonText, type Statements } from "./db.js";
+import { SELECT_RUN, toJsonText, toRun, type RunRow } from "../rows.js";
+import type { Statements } from "./db.js";
 import { getOrCreateProjectRow } from "./projects.js";
 import { insertStatusEvent } from "./status.js";
-
-export interface RunRow {
-  id: number;
-  project_id: number;
-  project_name: string;
-  name: string;
-  number: number;
-  display_id: string;
-  external_id: string | null;
-  status: RunStatus;
-  tags: string;
-  notes: string | null;
-  config: string | null;
-  system_metadata: string | null;
-  logger_settings: string | null;
-  status_metadata: string | null;
-  created_at: number;
-  updated_at: number;
-  status_updated: number | null;
-  heartbeat_at: number;
-  forked_from_run_id: number | null;
-  fork_step: number | null;
-}
-
-export const SELECT_RUN = `
-  SELECT r.id, r.project_id, p.name AS project_name, r.name, r.number, r.display_id, r.external_id, r.status,
-         r.tags, r.notes, r.config, r.system_metadata, r.logger_settings, r.status_metadata, r.created_at,
-         r.updated_at, r.status_updated, r.heartbeat_at, r.forked_from_run_id, r.fork_step
-  FROM runs r JOIN projects p ON p.id = r.project_id`;
-
-export function toRun(row: RunRow): Run {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    projectName: row.project_name,
-    name: row.name,
-    number: row.number,
-    displayId: row.display_id,
-    externalId: row.external_id,
-    status: row.status,
-    tags: JSON.parse(row.tags) as string[],
-    notes: row.notes,
-    config: fromJsonText<Json>(row.config),
-    systemMetadata: fromJsonText<Json>(row.system_metadata),
-    loggerSettings: fromJsonText<Json>(row.logger_settings),
-    statusMetadata: fromJsonText<Json>(row.status_metadata),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    statusUpdated: row.status_updated,
-    heartbeatAt: row.heartbeat_at,
-    forkedFromRunId: row.forked_from_run_id,
-    forkStep: row.fork_step,
-  };
-}
 
 export function getRun(s: Statements, orgId: string, runId: number): Run | undefined {
   const row = s.get(`${SELECT_RUN} WHERE r.org_id = ? AND r.id = ?`).get(orgId, runId) as RunRow | undefined;
@@ -102,15 +48,8 @@ export function createRun(s: Statements, orgId: string, input: CreateRunInput, a
   let tags = input.tags;
   if (input.fork) {
     const parent = getRun(s, orgId, input.fork.runId);
-    if (!parent || parent.projectId !== project.id) {
-      throw new DomainError("RUN_NOT_FOUND", `forkRunId: run '${input.fork.runId}' not found in project '${input.projectName}'`);
-    }
-    const lastStep = lineageLastStep(s, parent);
-    if (input.fork.step > lastStep) {
-      throw invalidInput(`forkStep: ${input.fork.step} is past the last step of run ${parent.id} (${lastStep})`);
-    }
-    if (input.fork.inheritConfig && parent.config !== null) config = deepMerge(parent.config, config ?? {});
-    if (input.fork.inheritTags) tags = [...new Set([...parent.tags, ...tags])];
+    const child = { projectId: project.id, projectName: input.projectName, config, tags };
+    ({ config, tags } = forkedAttributes(input.fork, parent, parent ? ownLastStep(s, parent.id) : null, child));
   }
 
   const number = project.next_number;
@@ -119,8 +58,8 @@ export function createRun(s: Statements, orgId: string, input: CreateRunInput, a
   const result = s
     .get(
       `INSERT INTO runs (org_id, project_id, name, number, display_id, external_id, status, tags, config, system_metadata,
-                         logger_settings, created_at, updated_at, heartbeat_at, forked_from_run_id, fork_step)
-       VALUES (?, ?, ?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                         logger_settings, created_at, updated_at, heartbeat_at, forked_from_run_id, fork_step, mlflow_id, mlflow_tags)
+       VALUES (?, ?, ?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(
       orgId,
@@ -138,19 +77,17 @@ export function createRun(s: Statements, orgId: string, input: CreateRunInput, a
       input.now,
       input.fork?.runId ?? null,
       input.fork?.step ?? null,
+      newMlflowRunId(),
+      JSON.stringify(input.mlflowTags ?? []),
     );
   const runId = Number(result.lastInsertRowid);
   insertStatusEvent(s, { runId, fromStatus: null, toStatus: "RUNNING", source: "api", metadata: null, actor, createdAt });
   return { run: getRun(s, orgId, runId)!, resumed: false };
 }
 
-/**
- * The highest step a child may fork at: the run's own last logged step, or the step it inherits
- * up to when it is itself a fork. A run without any points can be forked at step 0 only.
- */
-function lineageLastStep(s: Statements, run: Run): number {
-  const own = s.get("SELECT max(last_step) AS last FROM metrics WHERE run_id = ?").get(run.id) as { last: number | null };
-  return Math.max(own.last ?? 0, run.forkStep ?? 0);
+/** The run's own last logged step over all its metrics; null when it has no points. */
+function ownLastStep(s: Statements, runId: number): number | null {
+  return (s.get("SELECT max(last_step) AS last FROM metrics WHERE run_id = ?").get(runId) as { last: number | null }).last;
 }
 
 /** Must run inside a write transaction (see Store.resumeRun). */

@@ -1,7 +1,8 @@
 import { deepMerge, type Json } from "../../domain/merge.js";
-import { shouldApplyStatus, type RunStatus, type StatusSource } from "../../domain/status.js";
+import { shouldApplyStatus, STALE_STATUS_METADATA, type RunStatus, type StatusSource } from "../../domain/status.js";
+import { fromJsonText, toJsonText, toStatusEvent, type StatusEventRow } from "../rows.js";
 import type { Actor, StatusEvent, StatusUpdate } from "../store.js";
-import { fromJsonText, toJsonText, type Statements } from "./db.js";
+import type { Statements } from "./db.js";
 
 interface NewStatusEvent {
   runId: number;
@@ -64,45 +65,32 @@ export function updateRunStatus(
   return { applied: true };
 }
 
-interface StatusEventRow {
-  id: number;
-  run_id: number;
-  from_status: RunStatus | null;
-  to_status: RunStatus;
-  source: StatusSource;
-  metadata: string | null;
-  actor_id: string | null;
-  api_key_id: string | null;
-  created_at: number;
-}
-
 export function listStatusEvents(s: Statements, orgId: string, runId: number): StatusEvent[] | undefined {
   if (!s.get("SELECT 1 FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId)) return undefined;
   const rows = s.get("SELECT * FROM status_events WHERE run_id = ? ORDER BY id").all(runId) as StatusEventRow[];
-  return rows.map((row) => ({
-    id: row.id,
-    runId: row.run_id,
-    fromStatus: row.from_status,
-    toStatus: row.to_status,
-    source: row.source,
-    metadata: fromJsonText<Json>(row.metadata),
-    actorId: row.actor_id,
-    apiKeyId: row.api_key_id,
-    createdAt: row.created_at,
-  }));
+  return rows.map(toStatusEvent);
 }
-
-const STALE_METADATA = { reason: "stale" };
 
 /** Must run inside a write transaction (see Store.failStaleRuns). */
 export function failStaleRuns(s: Statements, cutoff: number, now: number): number {
   const stale = s.get("SELECT id FROM runs WHERE status = 'RUNNING' AND heartbeat_at < ?").all(cutoff) as { id: number }[];
   const system: Actor = { userId: null, apiKeyId: null };
   for (const { id } of stale) {
-    s.get(
-      "UPDATE runs SET status = 'FAILED', status_updated = ?, status_metadata = ?, updated_at = ? WHERE id = ?",
-    ).run(now, JSON.stringify(STALE_METADATA), now, id);
-    insertStatusEvent(s, { runId: id, fromStatus: "RUNNING", toStatus: "FAILED", source: "stale", metadata: STALE_METADATA, actor: system, createdAt: now });
+    s.get("UPDATE runs SET status = 'FAILED', status_updated = ?, status_metadata = ?, updated_at = ? WHERE id = ?").run(
+      now,
+      JSON.stringify(STALE_STATUS_METADATA),
+      now,
+      id,
+    );
+    insertStatusEvent(s, {
+      runId: id,
+      fromStatus: "RUNNING",
+      toStatus: "FAILED",
+      source: "stale",
+      metadata: STALE_STATUS_METADATA,
+      actor: system,
+      createdAt: now,
+    });
   }
   return stale.length;
 }

@@ -32,9 +32,26 @@ export function accountContract(store: () => Store): void {
     const s = store();
     const org = await s.createOrganization(`keys-${Date.now()}`, T0);
     const user = await s.createUser(org.id, "u", T0);
-    const input = { orgId: org.id, userId: user.id, name: "ci", keyHash: newHash(), displayPrefix: "sw_abcdef", createdAt: T0, expiresAt: T0 + 1000 };
+    const input = {
+      orgId: org.id,
+      userId: user.id,
+      name: "ci",
+      keyHash: newHash(),
+      displayPrefix: "sw_abcdef",
+      createdAt: T0,
+      expiresAt: T0 + 1000,
+    };
     const record = await s.createApiKey(input);
-    assert.deepEqual(record, { id: record.id, orgId: org.id, userId: user.id, name: "ci", displayPrefix: "sw_abcdef", createdAt: T0, expiresAt: T0 + 1000, revokedAt: null });
+    assert.deepEqual(record, {
+      id: record.id,
+      orgId: org.id,
+      userId: user.id,
+      name: "ci",
+      displayPrefix: "sw_abcdef",
+      createdAt: T0,
+      expiresAt: T0 + 1000,
+      revokedAt: null,
+    });
     assert.ok(!("keyHash" in record), "the hash is not handed back");
     assert.deepEqual(await s.getApiKeyByHash(input.keyHash), { ...record, orgSlug: org.slug });
     assert.equal(await s.getApiKeyByHash(newHash()), undefined);
@@ -51,9 +68,20 @@ export function accountContract(store: () => Store): void {
     const orgId = await newOrg(s);
     const user = await s.createUser(orgId, "u", T0);
     const keyHash = newHash();
-    const record = await s.createApiKey({ orgId, userId: user.id, name: "k", keyHash, displayPrefix: "sw_x", createdAt: T0, expiresAt: null });
+    const record = await s.createApiKey({
+      orgId,
+      userId: user.id,
+      name: "k",
+      keyHash,
+      displayPrefix: "sw_x",
+      createdAt: T0,
+      expiresAt: null,
+    });
+    assert.deepEqual(await s.getApiKey(record.id), record);
     const revoked = await s.revokeApiKey(record.id, T0 + 10);
     assert.deepEqual(revoked, { ...record, revokedAt: T0 + 10 });
+    assert.deepEqual(await s.getApiKey(record.id), revoked, "found by ID once revoked, so signed URLs can tell");
+    assert.equal(await s.getApiKey("00000000-0000-0000-0000-000000000000"), undefined);
     assert.deepEqual(await s.revokeApiKey(record.id, T0 + 20), { ...record, revokedAt: T0 + 10 });
     assert.equal((await s.getApiKeyByHash(keyHash))!.revokedAt, T0 + 10, "still found, so callers can say why it fails");
     assert.deepEqual(await s.listApiKeys(orgId), [{ ...record, revokedAt: T0 + 10 }]);

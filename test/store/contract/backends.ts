@@ -1,6 +1,8 @@
 import { rmSync } from "node:fs";
+import { PostgresStore } from "../../../src/store/postgres/index.js";
 import { SqliteStore } from "../../../src/store/sqlite/index.js";
 import type { Actor, CreateRunInput, Store } from "../../../src/store/store.js";
+import { createTestDatabase } from "../../helpers/postgres.js";
 import { makeTempDir } from "../../helpers/start-server.js";
 
 /** A store backend under test: opens a fresh, empty store and removes it afterwards. */
@@ -10,8 +12,8 @@ export interface Backend {
 }
 
 /**
- * Every backend the contract runs against. A PostgreSQL backend joins this list (opened from
- * TEST_POSTGRES_URL, a fresh schema per open) when it exists; the suites do not change.
+ * Every backend the contract runs against: SQLite in a temporary directory, PostgreSQL in a fresh
+ * database of the server at TEST_POSTGRES_URL (test/helpers/postgres.ts). The suites do not change.
  */
 export const BACKENDS: Backend[] = [
   {
@@ -24,6 +26,20 @@ export const BACKENDS: Backend[] = [
         async destroy() {
           await store.close();
           rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: "postgres",
+    async open() {
+      const database = await createTestDatabase();
+      const store = await PostgresStore.open(database.url);
+      return {
+        store,
+        async destroy() {
+          await store.close();
+          await database.drop();
         },
       };
     },

@@ -3,7 +3,15 @@ import { it } from "node:test";
 import type { NewFile, Store } from "../../../src/store/store.js";
 import { ACTOR, newOrg, runInput, T0 } from "./backends.js";
 
-const file = (overrides: Partial<NewFile>): NewFile => ({ logName: "img", fileName: "a.png", fileType: "png", fileSize: 1, time: T0, step: 0, ...overrides });
+const file = (overrides: Partial<NewFile>): NewFile => ({
+  logName: "img",
+  fileName: "a.png",
+  fileType: "png",
+  fileSize: 1,
+  time: T0,
+  step: 0,
+  ...overrides,
+});
 
 /** File records, run lists and the last values run filters read. */
 export function fileAndListContract(store: () => Store): void {
@@ -12,15 +20,34 @@ export function fileAndListContract(store: () => Store): void {
     const orgId = await newOrg(s);
     const { run } = await s.createRun(orgId, runInput(), ACTOR);
     const [first] = (await s.registerFiles(orgId, run.id, [file({ fileName: "b.png", step: 1 })], T0))!;
-    const again = (await s.registerFiles(orgId, run.id, [file({ fileName: "b.png", step: 2, caption: "c" }), file({ fileName: "a.png", step: 2, sampleIndex: 0 })], T0))!;
+    const again = (await s.registerFiles(
+      orgId,
+      run.id,
+      [file({ fileName: "b.png", step: 2, caption: "c" }), file({ fileName: "a.png", step: 2, sampleIndex: 0 })],
+      T0,
+    ))!;
     assert.equal(again[0]!.id, first!.id, "same file, same ID");
     assert.deepEqual([again[0]!.step, again[0]!.caption, again[0]!.uploadedAt], [2, "c", null]);
     assert.deepEqual(await s.listFiles(orgId, run.id, {}), [], "nothing uploaded yet");
+    assert.deepEqual([again[0]!.orgId, again[0]!.projectId], [orgId, run.projectId], "the file names its blob's organization and project");
+    assert.deepEqual(
+      (await s.listFiles(orgId, run.id, { pending: true })).map((f) => f.fileName),
+      ["b.png", "a.png"],
+      "the files waiting for their bytes",
+    );
     await s.markFileUploaded(first!.id, 42, T0 + 1);
     await s.markFileUploaded(again[1]!.id, 7, T0 + 1);
     const listed = await s.listFiles(orgId, run.id, {});
-    assert.deepEqual(listed.map((f) => [f.fileName, f.fileSize]), [["b.png", 42], ["a.png", 7]], "null sample index first within a step");
+    assert.deepEqual(
+      listed.map((f) => [f.fileName, f.fileSize]),
+      [
+        ["b.png", 42],
+        ["a.png", 7],
+      ],
+      "null sample index first within a step",
+    );
     assert.deepEqual(await s.getFile(first!.id), listed[0]);
+    assert.deepEqual(await s.listFiles(orgId, run.id, { pending: true }), [], "none waits any more");
     assert.deepEqual(await s.listLogNames(orgId, run.id), [{ logName: "img", logType: "IMAGE", logGroup: null }]);
   });
 
@@ -30,6 +57,7 @@ export function fileAndListContract(store: () => Store): void {
     const { run } = await s.createRun(mine, runInput(), ACTOR);
     assert.equal(await s.registerFiles(theirs, run.id, [file({})], T0), undefined);
     const [registered] = (await s.registerFiles(mine, run.id, [file({})], T0))!;
+    assert.deepEqual(await s.listFiles(theirs, run.id, { pending: true }), []);
     await s.markFileUploaded(registered!.id, 1, T0);
     assert.deepEqual(await s.listFiles(theirs, run.id, {}), []);
   });
@@ -38,7 +66,12 @@ export function fileAndListContract(store: () => Store): void {
     const s = store();
     const orgId = await newOrg(s);
     const ids: number[] = [];
-    for (const [i, name, tags] of [[0, "Alpha", ["x"]], [1, "beta", ["y"]], [2, "alphabet", ["x", "y"]], [3, "gamma", []]] as const) {
+    for (const [i, name, tags] of [
+      [0, "Alpha", ["x"]],
+      [1, "beta", ["y"]],
+      [2, "alphabet", ["x", "y"]],
+      [3, "gamma", []],
+    ] as const) {
       ids.push((await s.createRun(orgId, runInput({ name, tags: [...tags], createdAt: T0 + i, now: T0 + i }), ACTOR)).run.id);
     }
     await s.updateRunStatus(orgId, ids[1]!, { status: "FAILED", source: "api", now: T0 + 9 }, ACTOR);
@@ -49,26 +82,84 @@ export function fileAndListContract(store: () => Store): void {
       return [runs.map((run) => run.name), total];
     };
     assert.deepEqual(await names({ order: { field: "createdAt", descending: true }, page }), [["gamma", "alphabet"], 4]);
-    assert.deepEqual(await names({ order: { field: "name", descending: false }, page: { limit: 10, offset: 1 } }), [["alphabet", "beta", "gamma"], 4]);
+    assert.deepEqual(await names({ order: { field: "name", descending: false }, page: { limit: 10, offset: 1 } }), [
+      ["alphabet", "beta", "gamma"],
+      4,
+    ]);
     assert.deepEqual(await names({ search: "ALPHA", order: { field: "createdAt", descending: false }, page }), [["Alpha", "alphabet"], 2]);
     assert.deepEqual(await names({ tags: ["y", "z"], order: { field: "createdAt", descending: false }, page }), [["beta", "alphabet"], 2]);
     assert.deepEqual(await names({ statuses: ["FAILED"], order: { field: "createdAt", descending: false }, page }), [["beta"], 1]);
     const candidates = await s.listRunCandidates(orgId, projectId, { tags: ["x"] });
-    assert.deepEqual(candidates.map((run) => run.name), ["alphabet", "Alpha"], "newest first");
-    assert.deepEqual(Object.keys(candidates[0]!).sort(), ["config", "createdAt", "heartbeatAt", "id", "name", "status", "statusUpdated", "systemMetadata", "tags", "updatedAt"]);
-    assert.deepEqual((await s.getRuns(orgId, [ids[3]!, 999_999, ids[0]!])).map((run) => run.name), ["gamma", "Alpha"]);
-    assert.deepEqual(await s.getRuns(await newOrg(s), [ids[0]!]), [], "another organization sees none");
+    assert.deepEqual(
+      candidates.map((run) => run.name),
+      ["alphabet", "Alpha"],
+      "newest first",
+    );
+    assert.deepEqual(Object.keys(candidates[0]!).sort(), [
+      "config",
+      "createdAt",
+      "heartbeatAt",
+      "id",
+      "name",
+      "status",
+      "statusUpdated",
+      "systemMetadata",
+      "tags",
+      "updatedAt",
+    ]);
+  });
+
+  it("gets many runs in one call: in the order asked, unknown and other organizations' IDs left out", async () => {
+    const s = store();
+    const orgId = await newOrg(s);
+    const other = await newOrg(s);
+    const ids: number[] = [];
+    for (let i = 0; i < 1_200; i++) ids.push((await s.createRun(orgId, runInput({ name: `r${i}`, config: { i } }), ACTOR)).run.id);
+    const foreign = (await s.createRun(other, runInput({ name: "foreign" }), ACTOR)).run.id;
+    const [a, b, c] = [ids[3]!, ids[0]!, ids[7]!];
+
+    assert.deepEqual(
+      (await s.getRuns(orgId, [a, 999_999_999, foreign, b, c, a])).map((run) => run.name),
+      ["r3", "r0", "r7", "r3"],
+      "order asked, a repeated ID twice, unknown and foreign IDs left out",
+    );
+    assert.deepEqual(await s.getRuns(orgId, [b]), [await s.getRun(orgId, b)], "whole runs, as getRun reads them");
+    assert.deepEqual(await s.getRuns(orgId, []), []);
+    assert.deepEqual(await s.getRuns(other, [a, b]), [], "another organization sees none of them");
+    assert.deepEqual(
+      (await s.getRuns(other, [a, foreign])).map((run) => run.name),
+      ["foreign"],
+    );
+    const reversed = [...ids].reverse();
+    assert.deepEqual(
+      (await s.getRuns(orgId, reversed)).map((run) => run.id),
+      reversed,
+      "1,200 IDs in one call, in the order asked",
+    );
   });
 
   it("gives the LAST finite value per run, inherited through a fork", async () => {
     const s = store();
     const orgId = await newOrg(s);
     const { run: parent } = await s.createRun(orgId, runInput(), ACTOR);
-    await s.appendMetricPoints(orgId, parent.id, [{ logName: "loss", steps: [0, 1, 2, 3], values: [4, 3, NaN, 1], times: [0, 0, 0, 0] }], T0);
-    const { run: child } = await s.createRun(orgId, runInput({ fork: { runId: parent.id, step: 2, inheritConfig: true, inheritTags: false } }), ACTOR);
+    await s.appendMetricPoints(
+      orgId,
+      parent.id,
+      [{ logName: "loss", steps: [0, 1, 2, 3], values: [4, 3, NaN, 1], times: [0, 0, 0, 0] }],
+      T0,
+    );
+    const { run: child } = await s.createRun(
+      orgId,
+      runInput({ fork: { runId: parent.id, step: 2, inheritConfig: true, inheritTags: false } }),
+      ACTOR,
+    );
     const { run: silent } = await s.createRun(orgId, runInput(), ACTOR);
     const values = await s.listRunLastValues(orgId, parent.projectId, "loss");
-    assert.deepEqual(Object.fromEntries(values), { [parent.id]: 1, [child.id]: 3 }, "the child's last finite value at or below the fork step");
+    assert.deepEqual(
+      Object.fromEntries(values),
+      { [parent.id]: 1, [child.id]: 3 },
+      "the child's last finite value at or below the fork step",
+    );
     assert.ok(!values.has(silent.id));
   });
 }

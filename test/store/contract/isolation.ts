@@ -3,6 +3,8 @@ import { it } from "node:test";
 import type { Store } from "../../../src/store/store.js";
 import { ACTOR, newOrg, rejectsWith, runInput, T0 } from "./backends.js";
 
+const PAGE = { limit: 10, offset: 0, maxBytes: 1024 };
+
 /**
  * Organization isolation by construction: with another organization's ID, every method reads a
  * run of organization A exactly as a run that does not exist, and writes nothing to it.
@@ -13,7 +15,11 @@ export function isolationContract(store: () => Store): void {
     const a = await newOrg(s);
     const b = await newOrg(s);
     await s.createRun(b, runInput({ projectName: "b-own" }), ACTOR);
-    const { run } = await s.createRun(a, runInput({ projectName: "shared-name", name: "secret", externalId: "ext", tags: ["t"], config: { lr: 1 } }), ACTOR);
+    const { run } = await s.createRun(
+      a,
+      runInput({ projectName: "shared-name", name: "secret", externalId: "ext", tags: ["t"], config: { lr: 1 } }),
+      ACTOR,
+    );
     const id = run.id;
     await s.addLogNames(a, id, ["train/loss"], "METRIC", T0);
     await s.setModelGraph(a, id, { format: "torch", nodes: {} }, T0);
@@ -25,6 +31,7 @@ export function isolationContract(store: () => Store): void {
     const project = (await s.getProjectByName(a, "shared-name"))!;
 
     assert.equal(await s.getRun(b, id), undefined);
+    assert.deepEqual(await s.getRuns(b, [id]), []);
     assert.equal(await s.getRunByExternalId(b, "shared-name", "ext"), undefined);
     assert.deepEqual(await s.listRunsByDisplayId(b, project.runPrefix, run.number), []);
     assert.deepEqual(await s.listRunsByDisplayId(b, project.runPrefix, run.number, "shared-name"), []);
@@ -42,26 +49,38 @@ export function isolationContract(store: () => Store): void {
     assert.equal(await s.createAlert(b, id, { title: "x", body: "x", level: "INFO", timestamp: null }, T0 + 1), false);
     assert.equal(await s.listAlerts(b, id), undefined);
     assert.equal(await s.appendMetricPoints(b, id, [{ logName: "train/loss", steps: [5], values: [9], times: [T0] }], T0 + 1), undefined);
-    assert.equal(await s.appendConsoleLines(b, id, [{ time: T0, message: "x", lineNumber: 2, logType: "INFO", step: null }], T0 + 1), undefined);
-    assert.equal(await s.appendDataRows(b, id, [{ time: T0, step: 1, logName: "hist", dataType: "HISTOGRAM", data: "x" }], T0 + 1), undefined);
+    assert.equal(
+      await s.appendConsoleLines(b, id, [{ time: T0, message: "x", lineNumber: 2, logType: "INFO", step: null }], T0 + 1),
+      undefined,
+    );
+    assert.equal(
+      await s.appendDataRows(b, id, [{ time: T0, step: 1, logName: "hist", dataType: "HISTOGRAM", data: "x" }], T0 + 1),
+      undefined,
+    );
     assert.deepEqual(await s.listMetricSummaries(b, id), []);
     assert.deepEqual(await s.readMetricPoints(b, id, "train/loss", 0, 10), []);
     assert.deepEqual(await s.sampleMetricPoints(b, id, "train/loss", 0, 10, 5), []);
     assert.deepEqual(await s.listRunMetricSummaries(b, project.id, "train/loss"), []);
     assert.deepEqual(await s.listRunMetricSummaries(b, project.id, "train/loss", [id]), []);
     assert.deepEqual(await s.listMetricNames(b, project.id, { limit: 10 }), []);
-    assert.deepEqual(await s.listConsoleLines(b, id, { limit: 10, offset: 0 }), { lines: [], total: 0 });
-    assert.deepEqual(await s.listDataRows(b, id), []);
+    assert.deepEqual(await s.listConsoleLines(b, id, PAGE), { items: [], nextOffset: null, total: 0 });
+    assert.deepEqual(await s.listDataRows(b, id, PAGE), { items: [], nextOffset: null });
     assert.equal(await s.getProjectByName(b, "shared-name"), undefined);
-    assert.deepEqual((await s.listProjects(b)).map((p) => p.name), ["b-own"]);
-    await rejectsWith(s.createRun(b, runInput({ projectName: "shared-name", fork: { runId: id, step: 0, inheritConfig: true, inheritTags: true } }), ACTOR), "RUN_NOT_FOUND");
+    assert.deepEqual(
+      (await s.listProjects(b)).map((p) => p.name),
+      ["b-own"],
+    );
+    await rejectsWith(
+      s.createRun(b, runInput({ projectName: "shared-name", fork: { runId: id, step: 0, inheritConfig: true, inheritTags: true } }), ACTOR),
+      "RUN_NOT_FOUND",
+    );
     assert.deepEqual(await s.listForks(b, id), []);
 
     assert.deepEqual(await s.getRun(a, id), before, "nothing B did changed A's run");
     assert.equal((await s.listStatusEvents(a, id))!.length, 1);
     assert.equal((await s.readMetricPoints(a, id, "train/loss", 0, 10)).length, 2);
-    assert.equal((await s.listConsoleLines(a, id, { limit: 10, offset: 0 })).total, 1);
-    assert.equal((await s.listDataRows(a, id))[0]!.data, "{}");
+    assert.equal((await s.listConsoleLines(a, id, PAGE)).total, 1);
+    assert.equal((await s.listDataRows(a, id, PAGE)).items[0]!.data, "{}");
     assert.equal((await s.listAlerts(a, id))!.length, 1);
     assert.deepEqual((await s.listLogNames(a, id)).map((l) => l.logName).sort(), ["hist", "train/loss"]);
   });

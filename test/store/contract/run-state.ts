@@ -16,7 +16,15 @@ export function runStateContract(store: () => Store): void {
     const s = store();
     const { orgId, runId } = await newRun(s);
     const writes: [RunStatus, boolean][] = [
-      ["COMPLETED", true], ["COMPLETED", false], ["TERMINATED", true], ["COMPLETED", false], ["FAILED", true], ["CANCELLED", false], ["FAILED", false], ["RUNNING", true], ["CANCELLED", true],
+      ["COMPLETED", true],
+      ["COMPLETED", false],
+      ["TERMINATED", true],
+      ["COMPLETED", false],
+      ["FAILED", true],
+      ["CANCELLED", false],
+      ["FAILED", false],
+      ["RUNNING", true],
+      ["CANCELLED", true],
     ];
     let now = T0;
     for (const [status, applied] of writes) {
@@ -24,8 +32,21 @@ export function runStateContract(store: () => Store): void {
       assert.deepEqual(result, { applied }, `${status} at ${now}`);
     }
     const events = (await s.listStatusEvents(orgId, runId))!;
-    assert.deepEqual(events.map((e) => [e.fromStatus, e.toStatus]), [[null, "RUNNING"], ["RUNNING", "COMPLETED"], ["COMPLETED", "TERMINATED"], ["TERMINATED", "FAILED"], ["FAILED", "RUNNING"], ["RUNNING", "CANCELLED"]]);
-    assert.ok(events.every((e, i) => i === 0 || e.id > events[i - 1]!.id), "events come in the order they happened");
+    assert.deepEqual(
+      events.map((e) => [e.fromStatus, e.toStatus]),
+      [
+        [null, "RUNNING"],
+        ["RUNNING", "COMPLETED"],
+        ["COMPLETED", "TERMINATED"],
+        ["TERMINATED", "FAILED"],
+        ["FAILED", "RUNNING"],
+        ["RUNNING", "CANCELLED"],
+      ],
+    );
+    assert.ok(
+      events.every((e, i) => i === 0 || e.id > events[i - 1]!.id),
+      "events come in the order they happened",
+    );
     const run = (await s.getRun(orgId, runId))!;
     assert.equal(run.status, "CANCELLED");
     assert.deepEqual(run.statusMetadata, { n: T0 + 9 });
@@ -36,7 +57,12 @@ export function runStateContract(store: () => Store): void {
     const { orgId, runId } = await newRun(s, { loggerSettings: { a: 1 } });
     await s.updateRunStatus(orgId, runId, { status: "FAILED", source: "api", now: T0 + 1, statusMetadata: { why: "oom" } }, ACTOR);
     const before = await s.getRun(orgId, runId);
-    const result = await s.updateRunStatus(orgId, runId, { status: "COMPLETED", source: "api", now: T0 + 2, statusUpdated: 5, statusMetadata: { why: "ok" }, loggerSettings: { b: 2 } }, ACTOR);
+    const result = await s.updateRunStatus(
+      orgId,
+      runId,
+      { status: "COMPLETED", source: "api", now: T0 + 2, statusUpdated: 5, statusMetadata: { why: "ok" }, loggerSettings: { b: 2 } },
+      ACTOR,
+    );
     assert.deepEqual(result, { applied: false });
     assert.deepEqual(await s.getRun(orgId, runId), before);
     assert.equal((await s.listStatusEvents(orgId, runId))!.length, 2);
@@ -45,12 +71,37 @@ export function runStateContract(store: () => Store): void {
   it("takes statusUpdated when given (backfill), else now; merges logger settings; records actor and metadata", async () => {
     const s = store();
     const { orgId, runId } = await newRun(s, { loggerSettings: { a: { x: 1, y: 2 }, keep: true } });
-    await s.updateRunStatus(orgId, runId, { status: "COMPLETED", source: "api", now: T0 + 50, statusUpdated: 1234, statusMetadata: { ok: 1 }, loggerSettings: { a: { y: 3 }, b: null } }, ACTOR);
+    await s.updateRunStatus(
+      orgId,
+      runId,
+      {
+        status: "COMPLETED",
+        source: "api",
+        now: T0 + 50,
+        statusUpdated: 1234,
+        statusMetadata: { ok: 1 },
+        loggerSettings: { a: { y: 3 }, b: null },
+      },
+      ACTOR,
+    );
     const run = (await s.getRun(orgId, runId))!;
     assert.equal(run.statusUpdated, 1234);
     assert.deepEqual(run.loggerSettings, { a: { x: 1, y: 3 }, keep: true, b: null });
     const event = (await s.listStatusEvents(orgId, runId))!.at(-1)!;
-    assert.deepEqual({ ...event, id: 0 }, { id: 0, runId, fromStatus: "RUNNING", toStatus: "COMPLETED", source: "api", metadata: { ok: 1 }, actorId: "user-1", apiKeyId: "key-1", createdAt: 1234 });
+    assert.deepEqual(
+      { ...event, id: 0 },
+      {
+        id: 0,
+        runId,
+        fromStatus: "RUNNING",
+        toStatus: "COMPLETED",
+        source: "api",
+        metadata: { ok: 1 },
+        actorId: "user-1",
+        apiKeyId: "key-1",
+        createdAt: 1234,
+      },
+    );
     await s.updateRunStatus(orgId, runId, { status: "FAILED", source: "api", now: T0 + 60 }, { userId: null, apiKeyId: null });
     assert.equal((await s.getRun(orgId, runId))!.statusUpdated, T0 + 60);
     assert.equal(await s.updateRunStatus(orgId, 999_999_999, { status: "FAILED", source: "api", now: T0 }, ACTOR), undefined);
@@ -74,7 +125,12 @@ export function runStateContract(store: () => Store): void {
     const { orgId, runId } = await newRun(s, { tags: ["old"] });
     assert.equal(await s.updateRunTags(orgId, runId, ["b", "a", "b", "c"], T0 + 1), true);
     assert.deepEqual((await s.getRun(orgId, runId))!.tags, ["b", "a", "c"]);
-    for (const [notes, stored] of [["n1", "n1"], [null, null], ["n2", "n2"], ["", null]] as const) {
+    for (const [notes, stored] of [
+      ["n1", "n1"],
+      [null, null],
+      ["n2", "n2"],
+      ["", null],
+    ] as const) {
       assert.equal(await s.updateRunNotes(orgId, runId, notes, T0 + 2), true);
       assert.equal((await s.getRun(orgId, runId))!.notes, stored);
     }
@@ -105,10 +161,13 @@ export function runStateContract(store: () => Store): void {
     assert.deepEqual(await s.listAlerts(orgId, runId), []);
     await s.createAlert(orgId, runId, { title: "t1", body: "b1", level: "WARN", timestamp: 5 }, T0 + 1);
     await s.createAlert(orgId, runId, { title: "t2", body: "b2", level: "INFO", timestamp: null }, T0 + 2);
-    assert.deepEqual((await s.listAlerts(orgId, runId))!.map(({ id: _id, ...alert }) => alert), [
-      { title: "t1", body: "b1", level: "WARN", timestamp: 5, createdAt: T0 + 1 },
-      { title: "t2", body: "b2", level: "INFO", timestamp: null, createdAt: T0 + 2 },
-    ]);
+    assert.deepEqual(
+      (await s.listAlerts(orgId, runId))!.map(({ id: _id, ...alert }) => alert),
+      [
+        { title: "t1", body: "b1", level: "WARN", timestamp: 5, createdAt: T0 + 1 },
+        { title: "t2", body: "b2", level: "INFO", timestamp: null, createdAt: T0 + 2 },
+      ],
+    );
   });
 
   it("records heartbeats that only move forward and returns the run's status", async () => {
@@ -139,7 +198,10 @@ export function runStateContract(store: () => Store): void {
       const run = (await s.getRun(orgId, runId))!;
       assert.deepEqual([run.status, run.statusMetadata, run.statusUpdated], ["FAILED", { reason: "stale" }, 3000]);
       const event = (await s.listStatusEvents(orgId, runId))!.at(-1)!;
-      assert.deepEqual([event.fromStatus, event.toStatus, event.source, event.metadata, event.actorId, event.apiKeyId, event.createdAt], ["RUNNING", "FAILED", "stale", { reason: "stale" }, null, null, 3000]);
+      assert.deepEqual(
+        [event.fromStatus, event.toStatus, event.source, event.metadata, event.actorId, event.apiKeyId, event.createdAt],
+        ["RUNNING", "FAILED", "stale", { reason: "stale" }, null, null, 3000],
+      );
     }
     for (const { orgId, runId } of [pinged, atCutoff]) assert.equal((await s.getRun(orgId, runId))!.status, "RUNNING");
     assert.equal((await s.getRun(finished.orgId, finished.runId))!.status, "COMPLETED");

@@ -1,25 +1,35 @@
 // One uPlot chart. Drag to select a range (the owner re-fetches it at full resolution), double-click
-// to go back; non-finite points are drawn as markers on the plot's edges instead of as values.
+// to go back; non-finite points are drawn as markers on the plot's edges instead of as values, in the
+// colour of their run (NaN a circle on the bottom edge, +Inf a triangle up top, -Inf one below).
+// Every number on it (ticks and hover values) goes through the UI's one formatter. Workspace panels
+// add faint min/max bands (where the server downsampled a line), dashed lines (a panel's second
+// metric), and instead of uPlot's legend a tooltip listing the lines by their value at the cursor.
 
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import type { ChartSeries, NonFiniteKind, XAxis } from "../lib/series.ts";
-
-export const PALETTE = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#db2777", "#0891b2", "#65a30d", "#ea580c", "#4b5563"];
+import { formatDuration, formatNumber, formatTicks } from "../lib/format.ts";
+import { type ChartSeries, logSplits, type NonFiniteKind, type XAxis } from "../lib/series.ts";
+import { sortByValue } from "../lib/workspace.ts";
 
 export interface ChartProps {
   x: number[];
   series: ChartSeries[];
-  markers: { x: number; kind: NonFiniteKind; color: string }[];
-  xAxis: XAxis;
+  /** Non-finite points; `label` names the line whose hover value reads as the point's kind. */
+  markers: { x: number; kind: NonFiniteKind; color: string; label: string }[];
+  /** step, wall time, seconds since the run started ("relative") or another metric's value ("metric"). */
+  xAxis: XAxis | "relative" | "metric";
+  /** The x axis's name in the legend and tooltip (default: step or time). */
+  xLabel?: string;
   logScale: boolean;
   height?: number;
+  /** Faint min/max bands drawn behind the lines (x ascending). */
+  bands?: { color: string; x: number[]; lo: number[]; hi: number[] }[];
+  /** A tooltip listing the lines sorted by value at the cursor, in place of uPlot's legend. */
+  sortedTooltip?: boolean;
   onZoom?: (min: number, max: number) => void;
   onReset?: () => void;
 }
-
-const MARKER_COLORS: Record<NonFiniteKind, string> = { NaN: "#b91c1c", "+Inf": "#9333ea", "-Inf": "#9333ea" };
 
 function drawMarkers(plot: uPlot, markers: ChartProps["markers"]): void {
   const { ctx, bbox } = plot;
@@ -30,7 +40,8 @@ function drawMarkers(plot: uPlot, markers: ChartProps["markers"]): void {
     if (x < bbox.left || x > bbox.left + bbox.width) continue;
     const top = marker.kind === "+Inf";
     const y = top ? bbox.top + size : bbox.top + bbox.height - size;
-    ctx.fillStyle = MARKER_COLORS[marker.kind];
+    ctx.fillStyle = marker.color;
+    ctx.strokeStyle = "#fff";
     ctx.beginPath();
     if (marker.kind === "NaN") ctx.arc(x, y, size * 0.8, 0, 2 * Math.PI);
     else {
@@ -41,8 +52,135 @@ function drawMarkers(plot: uPlot, markers: ChartProps["markers"]): void {
       ctx.closePath();
     }
     ctx.fill();
+    ctx.stroke();
   }
   ctx.restore();
+}
+
+function drawBands(plot: uPlot, bands: NonNullable<ChartProps["bands"]>): void {
+  const { ctx, bbox } = plot;
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(bbox.left, bbox.top, bbox.width, bbox.height);
+  ctx.clip();
+  for (const band of bands) {
+    if (band.x.length < 2) continue;
+    ctx.fillStyle = `${band.color}26`;
+    ctx.beginPath();
+    for (let i = 0; i < band.x.length; i++) {
+      const x = plot.valToPos(band.x[i]!, "x", true);
+      const y = plot.valToPos(band.hi[i]!, "y", true);
+      if (i === 0) ctx.moveTo(x, y);
+      else ctx.lineTo(x, y);
+    }
+    for (let i = band.x.length - 1; i >= 0; i--) ctx.lineTo(plot.valToPos(band.x[i]!, "x", true), plot.valToPos(band.lo[i]!, "y", true));
+    ctx.closePath();
+    ctx.fill();
+  }
+  ctx.restore();
+}
+
+/** The nearest non-null value of a column around `index` (runs' points need not share every x). */
+function nearestValue(column: readonly (number | null | undefined)[], index: number, reach = 64): number | null {
+  for (let d = 0; d <= reach; d++) {
+    const before = column[index - d];
+    if (before !== null && before !== undefined) return before;
+    const after = column[index + d];
+    if (after !== null && after !== undefined) return after;
+  }
+  return null;
+}
+
+/** Rows of the sorted tooltip: one per solid line (faint raw lines behind smoothed ones are left out). */
+function fillTooltip(tooltip: HTMLElement, plot: uPlot, props: ChartProps, xText: string): void {
+  const index = plot.cursor.idx;
+  if (index === null || index === undefined) {
+    tooltip.hidden = true;
+    return;
+  }
+  const x = plot.data[0][index]!;
+  const rows = sortByValue(
+    props.series.flatMap((series, column) => {
+      if (series.faint) return [];
+      const kind = props.markers.find((marker) => marker.x === x && marker.label === series.label)?.kind ?? null;
+      return [
+        {
+          label: series.label,
+          color: series.color,
+          kind,
+          value: kind ? null : nearestValue(plot.data[column + 1] as (number | null)[], index),
+        },
+      ];
+    }),
+  ).filter((row) => row.kind || row.value !== null);
+  const limit = 25;
+  tooltip.replaceChildren();
+  const head = document.createElement("div");
+  head.className = "tooltip-x";
+  head.textContent = xText;
+  tooltip.append(head);
+  for (const row of rows.slice(0, limit)) {
+    const line = document.createElement("div");
+    line.className = "tooltip-row";
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.background = row.color;
+    const name = document.createElement("span");
+    name.className = "tooltip-name";
+    name.textContent = row.label;
+    const value = document.createElement("span");
+    value.className = row.kind ? "tooltip-value diverged" : "tooltip-value";
+    value.textContent = row.kind ?? formatNumber(row.value);
+    line.append(swatch, name, value);
+    tooltip.append(line);
+  }
+  if (rows.length > limit) {
+    const more = document.createElement("div");
+    more.className = "muted";
+    more.textContent = `+${rows.length - limit} more`;
+    tooltip.append(more);
+  }
+  const left = plot.cursor.left ?? 0;
+  const wide = left > plot.over.clientWidth / 2;
+  tooltip.style.left = wide ? "" : `${left + 16}px`;
+  tooltip.style.right = wide ? `${plot.over.clientWidth - left + 16}px` : "";
+  tooltip.hidden = false;
+}
+
+/** Axis labels through formatTicks, with the axis as wide as its longest label; `drawn` hears the labels. */
+const numberAxis = (drawn: (labels: string[]) => void, logScale: boolean): uPlot.Axis => ({
+  ...(logScale
+    ? {
+        splits: (_plot: uPlot, _axis: number, min: number, max: number) => logSplits(min, max),
+        filter: (_plot: uPlot, splits: number[]) => splits,
+      }
+    : {}),
+  values: (_plot, splits) => {
+    const labels = formatTicks(splits);
+    drawn(labels);
+    return labels;
+  },
+  size: (_plot, values) => Math.max(40, 22 + 8 * Math.max(0, ...(values ?? []).map((label) => String(label).length))),
+});
+
+/** Whether the system asks for dark mode; charts are rebuilt in the new colours when it changes. */
+function usePrefersDark(): boolean {
+  const [dark, setDark] = useState(() => matchMedia("(prefers-color-scheme: dark)").matches);
+  useEffect(() => {
+    const query = matchMedia("(prefers-color-scheme: dark)");
+    const onChange = (event: MediaQueryListEvent) => setDark(event.matches);
+    query.addEventListener("change", onChange);
+    return () => query.removeEventListener("change", onChange);
+  }, []);
+  return dark;
+}
+
+/** Axis and grid colours of the page's theme (`--chart-axis`, `--chart-grid` in styles.css). */
+function themedAxis(axis: uPlot.Axis): uPlot.Axis {
+  const style = getComputedStyle(document.documentElement);
+  const text = style.getPropertyValue("--chart-axis").trim() || "#374151";
+  const grid = style.getPropertyValue("--chart-grid").trim() || "rgb(0 0 0 / 0.08)";
+  return { ...axis, stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
 }
 
 const alignedData = (props: ChartProps) => [props.x, ...props.series.map((series) => series.values)] as uPlot.AlignedData;
@@ -51,28 +189,58 @@ export function Chart(props: ChartProps) {
   const container = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const drawnData = useRef<ChartSeries[] | null>(null);
+  const drawnBands = useRef(props.bands);
   const latest = useRef(props);
   latest.current = props;
-  const shapeKey = `${props.xAxis}|${props.logScale}|${props.series.map((s) => `${s.label}:${s.color}:${s.faint ?? false}`).join(",")}`;
+  const dark = usePrefersDark();
+  const shapeKey = `${dark}|${props.xAxis}|${props.xLabel}|${props.logScale}|${props.height}|${props.sortedTooltip}|${props.series
+    .map((s) => `${s.label}:${s.color}:${s.faint ?? false}:${s.dash ?? false}`)
+    .join(",")}`;
 
   useEffect(() => {
     const element = container.current!;
+    const xAxis = props.xAxis;
+    const xText = (value: number) =>
+      xAxis === "time"
+        ? new Date(value * 1000).toLocaleString()
+        : xAxis === "relative"
+          ? formatDuration(value * 1000)
+          : formatNumber(value);
+    const xLabel = props.xLabel ?? (xAxis === "time" ? "time" : "step");
+    let tooltip: HTMLDivElement | null = null;
     const options: uPlot.Options = {
       width: Math.max(element.clientWidth, 200),
       height: props.height ?? 220,
-      scales: { x: { time: props.xAxis === "time" }, y: { distr: props.logScale ? 3 : 1 } },
+      scales: { x: { time: xAxis === "time" }, y: { distr: props.logScale ? 3 : 1 } },
+      axes: [
+        themedAxis(
+          xAxis === "time"
+            ? {}
+            : xAxis === "relative"
+              ? { values: (_plot, splits) => splits.map((value) => formatDuration(value * 1000)) }
+              : { values: (_plot, splits) => formatTicks(splits) },
+        ),
+        themedAxis(numberAxis((labels) => (element.dataset.yTicks = labels.join(" ")), props.logScale)),
+      ],
       series: [
-        { label: props.xAxis === "step" ? "step" : "time" },
+        xAxis === "time" ? { label: xLabel } : { label: xLabel, value: (_plot, value) => (value === null ? "–" : xText(value)) },
         ...props.series.map((series) => ({
           label: series.label,
           stroke: series.faint ? `${series.color}40` : series.color,
           width: series.faint ? 1 : 1.5,
+          ...(series.dash ? { dash: [6, 4] } : {}),
           spanGaps: true,
           points: { show: false },
           show: true,
+          // A non-finite point is a gap in the line: hovering it names its kind instead of "–".
+          value: (plot: uPlot, value: number | null, _series: number, index: number | null) => {
+            if (value !== null || index === null) return formatNumber(value);
+            const x = plot.data[0][index];
+            return latest.current.markers.find((marker) => marker.x === x && marker.label === series.label)?.kind ?? "–";
+          },
         })),
       ],
-      legend: { live: true },
+      legend: { live: true, show: !props.sortedTooltip },
       cursor: { drag: { x: true, y: false, setScale: false } },
       hooks: {
         setSelect: [
@@ -84,6 +252,8 @@ export function Chart(props: ChartProps) {
             latest.current.onZoom?.(min, max);
           },
         ],
+        drawAxes: [(u) => latest.current.bands && drawBands(u, latest.current.bands)],
+        setCursor: [(u) => tooltip && fillTooltip(tooltip, u, latest.current, xText(u.data[0][u.cursor.idx ?? 0] ?? 0))],
         draw: [
           (u) => {
             drawMarkers(u, latest.current.markers);
@@ -94,7 +264,15 @@ export function Chart(props: ChartProps) {
     };
     const instance = new uPlot(options, alignedData(props), element);
     drawnData.current = props.series;
+    drawnBands.current = props.bands;
     plot.current = instance;
+    if (props.sortedTooltip) {
+      tooltip = document.createElement("div");
+      tooltip.className = "chart-tooltip";
+      tooltip.dataset.testid = "chart-tooltip";
+      tooltip.hidden = true;
+      instance.over.append(tooltip);
+    }
     const onDoubleClick = () => latest.current.onReset?.();
     instance.over.addEventListener("dblclick", onDoubleClick);
     const resize = new ResizeObserver(() => instance.setSize({ width: Math.max(element.clientWidth, 200), height: options.height }));
@@ -115,5 +293,22 @@ export function Chart(props: ChartProps) {
     plot.current.setData(alignedData(props));
   }, [props.series]);
 
-  return <div class="chart-canvas" ref={container} data-points={props.x.length} data-nonfinite={props.markers.length} />;
+  // New bands with the same lines only need a redraw; a chart just built draws its own.
+  useEffect(() => {
+    if (!plot.current || drawnBands.current === props.bands) return;
+    drawnBands.current = props.bands;
+    plot.current.redraw(false);
+  }, [props.bands]);
+
+  return (
+    <div
+      class="chart-canvas"
+      ref={container}
+      data-points={props.x.length}
+      data-nonfinite={props.markers.length}
+      data-marker-colors={[...new Set(props.markers.map((marker) => marker.color))].join(" ")}
+      data-lines={props.series.filter((series) => !series.faint).length}
+      data-bands={props.bands?.length ?? 0}
+    />
+  );
 }

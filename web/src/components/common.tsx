@@ -1,7 +1,10 @@
-// Small pieces every view uses: status badges, errors, loading notes, pagers, page titles.
+// Small pieces every view uses: status badges, errors, loading notes, pagers, page titles, times,
+// the connection notice.
 
 import type { ComponentChildren } from "preact";
-import { useEffect } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
+import { useServerReachable } from "../hooks.ts";
+import { formatAbsoluteTime, formatRelativeTime } from "../lib/format.ts";
 import { Link, projectPath } from "../router.tsx";
 
 export function StatusBadge({ status }: { status: string }) {
@@ -17,6 +20,16 @@ export function TagList({ tags }: { tags: string[] }) {
         </span>
       ))}
     </>
+  );
+}
+
+/** Tags on one line, cut at the cell's width; hovering shows them all. */
+export function TruncatedTags({ tags }: { tags: string[] }) {
+  if (tags.length === 0) return null;
+  return (
+    <div class="truncate tags-cell" title={tags.join(", ")}>
+      <TagList tags={tags} />
+    </div>
   );
 }
 
@@ -45,9 +58,17 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-export function Pager(props: { offset: number; limit: number; total: number; onOffset: (offset: number) => void; label: string }) {
+/** `shown`, when given, is how many rows the page really holds (a server can end a page early by size); Next continues after them. */
+export function Pager(props: {
+  offset: number;
+  limit: number;
+  shown?: number;
+  total: number;
+  onOffset: (offset: number) => void;
+  label: string;
+}) {
   const { offset, limit, total, onOffset, label } = props;
-  const last = Math.min(offset + limit, total);
+  const last = Math.min(offset + (props.shown || limit), total);
   return (
     <nav class="pager" aria-label={`${label} pages`}>
       <button type="button" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - limit))}>
@@ -56,7 +77,7 @@ export function Pager(props: { offset: number; limit: number; total: number; onO
       <span data-testid="pager-range">
         {total === 0 ? 0 : offset + 1}–{last} of {total.toLocaleString("en-US")} {label}
       </span>
-      <button type="button" disabled={last >= total} onClick={() => onOffset(offset + limit)}>
+      <button type="button" disabled={last >= total} onClick={() => onOffset(last)}>
         Next →
       </button>
     </nav>
@@ -72,5 +93,47 @@ export function PageTitle({ title, children }: { title: string; children?: Compo
       <h1>{title}</h1>
       {children}
     </div>
+  );
+}
+
+/** A time as "3 min ago", kept current; hovering shows it in full with its time zone. */
+export function TimeAgo({ iso }: { iso: string | null | undefined }) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 10_000);
+    return () => clearInterval(timer);
+  }, []);
+  if (!iso) return <span>–</span>;
+  return (
+    <time dateTime={iso} title={formatAbsoluteTime(iso)}>
+      {formatRelativeTime(iso, Math.max(now, Date.now()))}
+    </time>
+  );
+}
+
+/** Shown while the server cannot be reached; views keep what they show and retry on their own. */
+export function ConnectionNotice() {
+  const reachable = useServerReachable();
+  if (reachable) return null;
+  return (
+    <p class="connection-notice" role="status" data-testid="reconnecting">
+      Server unreachable · reconnecting…
+    </p>
+  );
+}
+
+/** The metric search box of the workspace and the run page: a plain substring, regex characters match themselves. */
+export function MetricSearch(props: { count: number; value: string; onChange: (value: string) => void; testId?: string }) {
+  return (
+    <label>
+      Metrics
+      <input
+        type="search"
+        placeholder={`Filter ${props.count} metrics`}
+        value={props.value}
+        onInput={(event) => props.onChange(event.currentTarget.value)}
+        data-testid={props.testId}
+      />
+    </label>
   );
 }

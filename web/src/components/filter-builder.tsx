@@ -5,7 +5,15 @@ import { buildRunFilter, FILTER_OPERATORS, OPERATOR_LABELS, type FilterOperator,
 
 const FIELD_HINTS = ["name", "status", "tags", "createdAt", "config.", "systemMetadata.", "summaryMetrics."];
 
-export function FilterBuilder({ projectName, filter, onApply }: { projectName: string; filter: string; onApply: (filter: string) => void }) {
+export function FilterBuilder({
+  projectName,
+  filter,
+  onApply,
+}: {
+  projectName: string;
+  filter: string;
+  onApply: (filter: string) => void;
+}) {
   const [rows, setRows] = useState<FilterRow[]>([{ field: "", operator: "$eq", value: "" }]);
   const [json, setJson] = useState(filter);
   useEffect(() => setJson(filter), [filter]);
@@ -26,15 +34,30 @@ export function FilterBuilder({ projectName, filter, onApply }: { projectName: s
       </datalist>
       {rows.map((row, index) => (
         <div class="filter-row" key={index}>
-          <input aria-label="Field" list={listId} placeholder="config.lr" value={row.field} onInput={(event) => update(index, { field: event.currentTarget.value })} />
-          <select aria-label="Operator" value={row.operator} onChange={(event) => update(index, { operator: event.currentTarget.value as FilterOperator })}>
+          <input
+            aria-label="Field"
+            list={listId}
+            placeholder="config.lr"
+            value={row.field}
+            onInput={(event) => update(index, { field: event.currentTarget.value })}
+          />
+          <select
+            aria-label="Operator"
+            value={row.operator}
+            onChange={(event) => update(index, { operator: event.currentTarget.value as FilterOperator })}
+          >
             {FILTER_OPERATORS.map((operator) => (
               <option key={operator} value={operator}>
                 {OPERATOR_LABELS[operator]}
               </option>
             ))}
           </select>
-          <input aria-label="Value" placeholder="0.01" value={row.value} onInput={(event) => update(index, { value: event.currentTarget.value })} />
+          <input
+            aria-label="Value"
+            placeholder="0.01"
+            value={row.value}
+            onInput={(event) => update(index, { value: event.currentTarget.value })}
+          />
           <button type="button" class="link" aria-label="Remove condition" onClick={() => setRows(rows.filter((_, i) => i !== index))}>
             ✕
           </button>

@@ -24,7 +24,11 @@ test("one row is one condition; several are an $and", () => {
     ]),
   );
   assert.deepEqual(filter, {
-    $and: [{ tags: { $in: ["baseline", "42"] } }, { name: { $regex: "^resnet", $options: "i" } }, { "summaryMetrics.val/loss": { $lt: 0.2 } }],
+    $and: [
+      { tags: { $in: ["baseline", "42"] } },
+      { name: { $regex: "^resnet", $options: "i" } },
+      { "summaryMetrics.val/loss": { $lt: 0.2 } },
+    ],
   });
 });
 

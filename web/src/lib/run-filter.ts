@@ -34,7 +34,10 @@ export function parseOperand(text: string): string | number | boolean | null {
 
 function condition(row: FilterRow): unknown {
   if (row.operator === "$in" || row.operator === "$nin") {
-    const items = row.value.split(",").map((item) => item.trim()).filter((item) => item !== "");
+    const items = row.value
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== "");
     return { [row.operator]: row.field === "tags" || row.field === "status" ? items : items.map(parseOperand) };
   }
   if (row.operator === "$regex") return { $regex: row.value, $options: "i" };
@@ -44,7 +47,9 @@ function condition(row: FilterRow): unknown {
 
 /** The filter JSON text for /api/runs/list, or "" when no row is complete. All rows must hold. */
 export function buildRunFilter(rows: readonly FilterRow[]): string {
-  const complete = rows.filter((row) => row.field.trim() !== "" && (row.value.trim() !== "" || row.operator === "$eq" || row.operator === "$ne"));
+  const complete = rows.filter(
+    (row) => row.field.trim() !== "" && (row.value.trim() !== "" || row.operator === "$eq" || row.operator === "$ne"),
+  );
   if (complete.length === 0) return "";
   const terms = complete.map((row) => ({ [row.field.trim()]: condition(row) }));
   return JSON.stringify(terms.length === 1 ? terms[0] : { $and: terms });

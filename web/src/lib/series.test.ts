@@ -1,6 +1,17 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { alignSeries, lastStep, mergePoints, nonFiniteKind, runSeries, stepsOfRange, toSeries, type Point } from "./series.ts";
+import {
+  alignSeries,
+  lastStep,
+  mergePoints,
+  nonFiniteKind,
+  logSplits,
+  overlayRuns,
+  runSeries,
+  stepsOfRange,
+  toSeries,
+  type Point,
+} from "./series.ts";
 
 const point = (step: number, value: number, nonFiniteFlags = 0): Point => ({
   step,
@@ -55,9 +66,15 @@ test("smoothing keeps the raw line, faint, behind the smoothed one; markers take
   const points = [point(0, 1), point(1, 0, 1), point(2, 3)];
   const plain = runSeries(points, { xAxis: "step", smoothing: 0, logScale: false }, "loss", "#123456");
   assert.deepEqual(plain.lines, [{ label: "loss", values: [1, null, 3], color: "#123456" }]);
-  assert.deepEqual(plain.markers, [{ x: 1, kind: "NaN", color: "#123456" }]);
+  assert.deepEqual(plain.markers, [{ x: 1, kind: "NaN", color: "#123456", label: "loss" }]);
   const smoothed = runSeries(points, { xAxis: "step", smoothing: 0.5, logScale: false }, "loss", "#123456");
-  assert.deepEqual(smoothed.lines.map((line) => [line.label, line.faint ?? false]), [["loss (raw)", true], ["loss", false]]);
+  assert.deepEqual(
+    smoothed.lines.map((line) => [line.label, line.faint ?? false]),
+    [
+      ["loss (raw)", true],
+      ["loss", false],
+    ],
+  );
   assert.ok(smoothed.lines[1]!.values[2]! < 3 && smoothed.lines[1]!.values[2]! > 1);
 });
 
@@ -69,3 +86,34 @@ test("a dragged range becomes the whole steps inside it, through the points' tim
   assert.equal(stepsOfRange(points, "time", 1_800_000_000, 1_800_000_001), null);
 });
 
+test("no step from points to an overlaid chart drops a non-finite point", () => {
+  // 3,000 steps with one +Inf at 1500 and a NaN at the end, as the server's sampler returns them at 1,000 points.
+  const sampled = [...Array.from({ length: 999 }, (_, i) => point(i * 3, Math.sin(i))), point(1500, 0, 2), point(2999, 0, 1)].sort(
+    (a, b) => a.step - b.step,
+  );
+  const live = mergePoints(sampled, [point(3000, 0, 4)]); // a live update adds a -Inf
+  const settings = [
+    { xAxis: "step", smoothing: 0, logScale: false },
+    { xAxis: "step", smoothing: 0.9, logScale: true },
+    { xAxis: "time", smoothing: 0.5, logScale: false },
+  ] as const;
+  for (const chartSettings of settings) {
+    const a = runSeries(live, chartSettings, "a", "#111111");
+    const b = runSeries([point(0, 1), point(1500, 0, 1)], chartSettings, "b", "#222222");
+    const overlay = overlayRuns([a, b]);
+    const kinds = overlay.markers.map((marker) => `${marker.label}:${marker.kind}:${marker.color}`);
+    assert.deepEqual(kinds, ["a:+Inf:#111111", "a:NaN:#111111", "a:-Inf:#111111", "b:NaN:#222222"], JSON.stringify(chartSettings));
+    for (const marker of overlay.markers) assert.ok(overlay.x.includes(marker.x), "every marker lies on the shared x axis");
+    assert.equal(overlay.lines.length, chartSettings.smoothing > 0 ? 4 : 2);
+    for (const line of overlay.lines) assert.equal(line.values.length, overlay.x.length);
+  }
+});
+
+test("log axis ticks: whole decades, thinned to at most six; geometric values inside two decades", () => {
+  assert.deepEqual(logSplits(1e-18, 10), [1e-15, 1e-11, 1e-7, 1e-3, 10]);
+  assert.deepEqual(logSplits(0.001, 1), [0.001, 0.01, 0.1, 1]);
+  const narrow = logSplits(2, 9);
+  assert.ok(narrow.length >= 4 && narrow.every((value) => value >= 2 && value <= 9), `${narrow}`);
+  assert.deepEqual(logSplits(0, 1), []);
+  assert.deepEqual(logSplits(5, 5), []);
+});

@@ -1,5 +1,7 @@
 // Metric points → chart series: sorting, smoothing, merging live updates, non-finite markers,
-// zoom windows, run alignment.
+// zoom windows, run alignment. The UI never thins points out itself (the server's sampler keeps
+// every non-finite kind per bucket, docs/api.md "Sampling"): each step below keeps every point it
+// is given, and every non-finite one becomes a marker, so a divergence shows at any zoom.
 
 import { smooth } from "./smoothing.ts";
 
@@ -25,6 +27,8 @@ export interface ChartSeries {
   color: string;
   /** A faint line (the raw values behind a smoothed one). */
   faint?: boolean;
+  /** A dashed line (a panel's second and later metrics). */
+  dash?: boolean;
 }
 export type NonFiniteKind = "NaN" | "+Inf" | "-Inf";
 
@@ -73,7 +77,7 @@ export function alignSeries(seriesList: readonly Series[]): [number[], ...(numbe
   const index = new Map(xs.map((x, i) => [x, i]));
   const columns = seriesList.map((series) => {
     const column: (number | null)[] = new Array(xs.length).fill(null);
-    series.x.forEach((x, i) => (column[index.get(x)!] = series.y[i] ?? null));
+    for (const [i, x] of series.x.entries()) column[index.get(x)!] = series.y[i] ?? null;
     return column;
   });
   return [xs, ...columns];
@@ -94,7 +98,16 @@ export function runSeries(points: readonly Point[], settings: ChartSettings, lab
           { label, values: smooth(series.y, settings.smoothing), color },
         ]
       : [{ label, values: series.y, color }];
-  return { x: series.x, lines, markers: series.markers.map((marker) => ({ ...marker, color })) };
+  return { x: series.x, lines, markers: series.markers.map((marker) => ({ ...marker, color, label })) };
+}
+
+export type RunChart = ReturnType<typeof runSeries>;
+
+/** Several runs' charts overlaid on one shared x axis; every run's markers are kept, in its colour. */
+export function overlayRuns(perRun: readonly RunChart[]) {
+  const aligned = alignSeries(perRun.flatMap((run) => run.lines.map((line) => ({ x: run.x, y: line.values, markers: [] }))));
+  const lines = perRun.flatMap((run) => run.lines).map((line, index) => ({ ...line, values: aligned[index + 1]! }));
+  return { x: aligned[0], lines, markers: perRun.flatMap((run) => run.markers) };
 }
 
 /** The step window a dragged x range covers (on a time axis, through the points' own times). */
@@ -105,4 +118,25 @@ export function stepsOfRange(points: readonly Point[], xAxis: XAxis, min: number
     return seconds >= min && seconds <= max;
   });
   return inside.length === 0 ? null : [inside[0]!.step, inside[inside.length - 1]!.step];
+}
+
+/**
+ * Tick positions of a log-scaled axis from `min` to `max` (both > 0): whole decades, every k-th
+ * so at most `maxTicks` remain, so a range of 20 decades is not a wall of minor ticks and grid
+ * lines; within less than two decades, `maxTicks` geometrically even values instead.
+ */
+export function logSplits(min: number, max: number, maxTicks = 6): number[] {
+  if (!(min > 0) || !(max > min) || !Number.isFinite(max)) return [];
+  const low = Math.ceil(Math.log10(min) - 1e-9);
+  const high = Math.floor(Math.log10(max) + 1e-9);
+  if (high - low + 1 < 2) {
+    const ratio = (max / min) ** (1 / (maxTicks - 1));
+    return Array.from({ length: maxTicks }, (_, i) => Number((min * ratio ** i).toPrecision(2))).filter(
+      (value, i, all) => value >= min && value <= max && value !== all[i - 1],
+    );
+  }
+  const every = Math.ceil((high - low + 1) / maxTicks);
+  const splits: number[] = [];
+  for (let exponent = high; exponent >= low; exponent -= every) splits.unshift(Number(`1e${exponent}`));
+  return splits;
 }

@@ -4,15 +4,20 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Dotted keys to leaf values ({a: {b: 1}} → {"a.b": 1}); arrays are leaves, as in the run list's field values. */
-export function flatten(value: unknown, prefix = "", into: Record<string, unknown> = {}): Record<string, unknown> {
-  if (!isPlainObject(value)) {
-    if (prefix !== "") into[prefix] = value;
-    return into;
+/**
+ * Dotted keys to leaf values ({a: {b: 1}} → {"a.b": 1}); arrays are leaves, as in the run list's field
+ * values. Iterative, so a config of any depth flattens; a "__proto__" key stays a key.
+ */
+export function flatten(value: unknown): Record<string, unknown> {
+  const into: Record<string, unknown> = {};
+  if (!isPlainObject(value)) return into;
+  const pending: [string, unknown][] = Object.entries(value).reverse();
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [path, child] = next;
+    const entries = isPlainObject(child) ? Object.entries(child) : [];
+    if (entries.length === 0) Object.defineProperty(into, path, { value: child, enumerable: true, writable: true, configurable: true });
+    for (let i = entries.length - 1; i >= 0; i--) pending.push([`${path}.${entries[i]![0]}`, entries[i]![1]]);
   }
-  const entries = Object.entries(value);
-  if (entries.length === 0 && prefix !== "") into[prefix] = {};
-  for (const [key, child] of entries) flatten(child, prefix === "" ? key : `${prefix}.${key}`, into);
   return into;
 }
 
@@ -20,16 +25,23 @@ export function flatten(value: unknown, prefix = "", into: Record<string, unknow
 export function differingKeys(configs: readonly unknown[]): string[] {
   const flats = configs.map((config) => flatten(config));
   const keys = [...new Set(flats.flatMap((flat) => Object.keys(flat)))].sort();
-  return keys.filter((key) => new Set(flats.map((flat) => (key in flat ? JSON.stringify(flat[key]) : "\u0000missing"))).size > 1);
+  return keys.filter(
+    (key) => new Set(flats.map((flat) => (Object.hasOwn(flat, key) ? JSON.stringify(flat[key]) : "\u0000missing"))).size > 1,
+  );
 }
 
-/** Whether a subtree holds a key or value that contains the search text (case-insensitive). */
+/** Whether a subtree holds a key or value that contains the search text (case-insensitive). Iterative: any depth. */
 export function treeMatches(key: string, value: unknown, search: string): boolean {
   if (search === "") return true;
   const needle = search.toLowerCase();
-  if (key.toLowerCase().includes(needle)) return true;
-  if (isPlainObject(value) || Array.isArray(value)) return Object.entries(value).some(([childKey, child]) => treeMatches(childKey, child, search));
-  return String(value).toLowerCase().includes(needle);
+  const pending: [string, unknown][] = [[key, value]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [name, current] = next;
+    if (name.toLowerCase().includes(needle)) return true;
+    if (isPlainObject(current) || Array.isArray(current)) for (const entry of Object.entries(current)) pending.push(entry);
+    else if (String(current).toLowerCase().includes(needle)) return true;
+  }
+  return false;
 }
 
 export interface GraphNode {
@@ -44,7 +56,9 @@ export interface GraphNode {
  * Model graph nodes (a flat map with depth and order, as torchinfo-style loggers send them) as a
  * tree: each node's parent is the nearest earlier node one level shallower.
  */
-export function modelTree(nodes: Record<string, { type: string; depth: number; order?: number; label?: string; params?: Record<string, number[]> }>): GraphNode[] {
+export function modelTree(
+  nodes: Record<string, { type: string; depth: number; order?: number; label?: string; params?: Record<string, number[]> }>,
+): GraphNode[] {
   const ordered = Object.entries(nodes).sort(([, a], [, b]) => (a.order ?? 0) - (b.order ?? 0));
   const roots: GraphNode[] = [];
   const stack: { depth: number; node: GraphNode }[] = [];

@@ -2,58 +2,119 @@
 // the config keys in which they differ.
 
 import { useMemo, useState } from "preact/hooks";
-import { api } from "../api.ts";
-import { Chart, PALETTE } from "../components/chart.tsx";
+import { ApiError, api } from "../api.ts";
+import { Chart } from "../components/chart.tsx";
 import { ErrorNote, Loading, PageTitle, ProjectCrumb, StatusBadge } from "../components/common.tsx";
 import { MetricSelect, useMetricChoice } from "../components/metric-select.tsx";
 import { ChartControls, DEFAULT_CHART_SETTINGS } from "../components/run/charts.tsx";
-import { POINTS_PER_CHART } from "../components/metric-chart.tsx";
+import { POINTS_PER_CHART } from "../components/run/series-feed.ts";
 import { useAsync, useStoredState } from "../hooks.ts";
 import { formatNumber, formatValue } from "../lib/format.ts";
-import { alignSeries, runSeries, stepsOfRange } from "../lib/series.ts";
+import { endKind } from "../lib/series-end.ts";
+import { runColor } from "../lib/run-color.ts";
+import { overlayRuns, runSeries, stepsOfRange } from "../lib/series.ts";
 import { differingKeys, flatten } from "../lib/tree.ts";
 import { Link, runPath, setQuery } from "../router.tsx";
+import type { LastPoint } from "../types.ts";
 
-export function ComparePage({ projectName, runIds }: { projectName: string; runIds: number[] }) {
-  const { names, metric } = useMetricChoice(projectName, runIds);
+/** The last point of any kind: `NaN @ 1,880` in red for a diverged series, else `value @ step`. */
+function LastPointCell({ lastPoint }: { lastPoint: LastPoint | null | undefined }) {
+  if (!lastPoint) return <>–</>;
+  const kind = endKind(lastPoint);
+  const step = formatNumber(lastPoint.step);
+  return kind ? (
+    <span class="diverged" data-diverged={kind}>
+      {kind} @ {step}
+    </span>
+  ) : (
+    <>
+      {formatNumber(lastPoint.value)} <span class="muted">@ {step}</span>
+    </>
+  );
+}
+
+/** The requested runs that exist in the project, in order (an unknown or other-project ID is left out). */
+async function runsInProject(projectName: string, runIds: number[]): Promise<number[]> {
+  const found = await Promise.all(
+    runIds.map((runId) =>
+      api.run(runId).then(
+        (run) => (run.projectName === projectName ? runId : undefined),
+        (error: Error) => {
+          if (error instanceof ApiError && error.status === 404) return undefined;
+          throw error;
+        },
+      ),
+    ),
+  );
+  return found.filter((runId) => runId !== undefined);
+}
+
+export function ComparePage({ projectName, runIds: requested }: { projectName: string; runIds: number[] }) {
+  // An unknown run ID is said, not waited for: only the runs that exist are compared.
+  const known = useAsync(() => runsInProject(projectName, requested), [projectName, requested.join(",")]);
+  const runIds = known.data ?? [];
+  const missing = known.data ? requested.filter((runId) => !known.data!.includes(runId)) : [];
+  const { names, metric } = useMetricChoice(projectName, known.data && runIds.length > 0 ? runIds : requested);
   const [settings, setSettings] = useStoredState("stepwise.chartSettings", DEFAULT_CHART_SETTINGS);
   const [window, setWindow] = useState<[number, number] | null>(null);
   const [allKeys, setAllKeys] = useState(false);
 
-  const comparison = useAsync(() => (metric ? api.compare(projectName, runIds, metric) : Promise.resolve(undefined)), [projectName, runIds.join(","), metric]);
+  const comparison = useAsync(
+    () => (metric && runIds.length > 0 ? api.compare(projectName, runIds, metric) : Promise.resolve(undefined)),
+    [projectName, runIds.join(","), metric],
+  );
   const points = useAsync(
+    // Nothing to draw until the runs and the metric are known: an empty chart first would pass for a drawn one.
     () =>
-      Promise.all(
-        runIds.map((runId) =>
-          metric
-            ? api
-                .metrics({ projectName, runId }, metric, { limit: POINTS_PER_CHART, ...(window ? { stepMin: window[0], stepMax: window[1] } : {}) })
-                .then((response) => response.metrics)
-            : Promise.resolve([]),
-        ),
-      ),
-    [projectName, runIds.join(","), metric, window?.join("-")],
+      known.data === undefined || !metric
+        ? Promise.resolve(undefined)
+        : Promise.all(
+            runIds.map((runId) =>
+              api
+                .metrics({ projectName, runId }, metric, {
+                  limit: POINTS_PER_CHART,
+                  ...(window ? { stepMin: window[0], stepMax: window[1] } : {}),
+                })
+                .then((response) => response.metrics),
+            ),
+          ),
+    [projectName, known.data === undefined, runIds.join(","), metric, window?.join("-")],
   );
 
   const runs = comparison.data?.runs ?? [];
   const nameOf = (runId: number) => runs.find((run) => run.runId === runId)?.runName ?? `run ${runId}`;
   const chart = useMemo(() => {
     if (!points.data) return null;
-    const perRun = points.data.map((runPoints, index) => runSeries(runPoints, settings, nameOf(runIds[index]!), PALETTE[index % PALETTE.length]!));
-    const aligned = alignSeries(perRun.flatMap((run) => run.lines.map((line) => ({ x: run.x, y: line.values, markers: [] }))));
-    const lines = perRun.flatMap((run) => run.lines).map((line, index) => ({ ...line, values: aligned[index + 1]! }));
-    return { x: aligned[0], lines, markers: perRun.flatMap((run) => run.markers) };
+    const perRun = points.data.map((runPoints, index) => runSeries(runPoints, settings, nameOf(runIds[index]!), runColor(runIds[index]!)));
+    return overlayRuns(perRun);
   }, [points.data, settings, comparison.data]); // run names come with the comparison
 
   const configs = runs.map((run) => run.config);
   const flats = configs.map((config) => flatten(config));
   const keys = allKeys ? [...new Set(flats.flatMap((flat) => Object.keys(flat)))].sort() : differingKeys(configs);
 
-  if (runIds.length === 0) return <p class="error">No runs to compare: select runs in the runs table.</p>;
+  if (requested.length === 0) return <p class="error">No runs to compare: select runs in the runs table.</p>;
+  const unknown = missing.length > 0 && (
+    <p class="error" role="alert" data-testid="unknown-runs">
+      {missing.length === 1 ? "No run" : "No runs"} {missing.join(", ")} in project {projectName}
+      {runIds.length > 0 ? `: comparing the other ${runIds.length === 1 ? "run" : `${runIds.length} runs`}.` : "."}
+    </p>
+  );
+  if (known.error || !known.data || runIds.length === 0)
+    return (
+      <section>
+        <ProjectCrumb projectName={projectName} />
+        <PageTitle title={`Compare ${requested.length} runs`} />
+        <ErrorNote error={known.error} />
+        {!known.data && !known.error && <Loading what="runs" />}
+        {unknown}
+      </section>
+    );
   return (
     <section>
       <ProjectCrumb projectName={projectName} />
       <PageTitle title={`Compare ${runIds.length} runs`} />
+      {unknown}
       <div class="toolbar">
         <MetricSelect
           names={names.data?.metricNames ?? []}
@@ -84,7 +145,12 @@ export function ComparePage({ projectName, runIds }: { projectName: string; runI
             logScale={settings.logScale}
             height={320}
             onZoom={(min, max) => {
-              const next = stepsOfRange(points.data!.flat().sort((a, b) => a.step - b.step), settings.xAxis, min, max);
+              const next = stepsOfRange(
+                points.data!.flat().sort((a, b) => a.step - b.step),
+                settings.xAxis,
+                min,
+                max,
+              );
               if (next && next[0] <= next[1]) setWindow(next);
             }}
             onReset={() => setWindow(null)}
@@ -98,7 +164,7 @@ export function ComparePage({ projectName, runIds }: { projectName: string; runI
           <tr>
             <th scope="col">Run</th>
             <th scope="col">Status</th>
-            {["count", "min", "max", "mean", "final"].map((name) => (
+            {["count", "min", "max", "mean", "last finite", "last point"].map((name) => (
               <th scope="col" class="number" key={name}>
                 {name}
               </th>
@@ -106,11 +172,13 @@ export function ComparePage({ projectName, runIds }: { projectName: string; runI
           </tr>
         </thead>
         <tbody>
-          {runs.map((run, index) => (
+          {runs.map((run) => (
             <tr key={run.runId}>
               <td>
-                <span class="swatch" style={{ background: PALETTE[index % PALETTE.length] }} />
-                <Link href={runPath(projectName, run.runId)}>{run.runName}</Link>
+                <span class="swatch" style={{ background: runColor(run.runId) }} />
+                <Link href={runPath(projectName, run.runId)} class="truncate run-name" title={run.runName}>
+                  {run.runName}
+                </Link>
               </td>
               <td>
                 <StatusBadge status={run.status} />
@@ -120,6 +188,9 @@ export function ComparePage({ projectName, runIds }: { projectName: string; runI
                   {formatNumber(run.stats?.[name])}
                 </td>
               ))}
+              <td class="number">
+                <LastPointCell lastPoint={run.stats?.lastPoint} />
+              </td>
             </tr>
           ))}
         </tbody>
@@ -139,7 +210,9 @@ export function ComparePage({ projectName, runIds }: { projectName: string; runI
                 <th scope="col">Key</th>
                 {runs.map((run) => (
                   <th scope="col" key={run.runId}>
-                    {run.runName}
+                    <span class="truncate run-name" title={run.runName}>
+                      {run.runName}
+                    </span>
                   </th>
                 ))}
               </tr>
@@ -151,7 +224,7 @@ export function ComparePage({ projectName, runIds }: { projectName: string; runI
                     {key}
                   </th>
                   {flats.map((flat, index) => (
-                    <td key={index}>{key in flat ? formatValue(flat[key]) : <span class="muted">—</span>}</td>
+                    <td key={index}>{Object.hasOwn(flat, key) ? formatValue(flat[key]) : <span class="muted">—</span>}</td>
                   ))}
                 </tr>
               ))}

@@ -1,23 +1,41 @@
 // Runs ranked by one metric, with the aggregation and direction the user picks; all in the URL.
 
 import { api } from "../api.ts";
-import { ErrorNote, Loading, PageTitle, Pager, ProjectCrumb, StatusBadge, TagList } from "../components/common.tsx";
+import { ErrorNote, Loading, PageTitle, Pager, ProjectCrumb, StatusBadge, TimeAgo, TruncatedTags } from "../components/common.tsx";
 import { MetricSelect, useMetricChoice } from "../components/metric-select.tsx";
 import { useAsync } from "../hooks.ts";
-import { formatDate, formatNumber } from "../lib/format.ts";
+import { formatNumber } from "../lib/format.ts";
+import { endKind } from "../lib/series-end.ts";
 import { Link, runPath, setQuery, useLocation } from "../router.tsx";
+import type { LastPoint, LeaderboardQuery } from "../types.ts";
 
-const AGGREGATIONS = ["LAST", "MIN", "MAX", "AVG", "VARIANCE"];
+const AGGREGATIONS = ["LAST", "MIN", "MAX", "AVG", "VARIANCE"] as const satisfies readonly LeaderboardQuery["aggregation"][];
+const DIRECTIONS = ["ASC", "DESC"] as const satisfies readonly LeaderboardQuery["direction"][];
 const PAGE = 50;
+
+/** Marks a run whose series ended non-finite: it is still ranked by its last finite value. */
+function DivergedMark({ lastPoint }: { lastPoint: LastPoint | null }) {
+  const kind = endKind(lastPoint);
+  if (!lastPoint || !kind) return null;
+  const step = formatNumber(lastPoint.step);
+  return (
+    <span class="diverged" data-diverged={kind} title={`The series ended ${kind} at step ${step}; it is ranked by its finite values.`}>
+      {" "}
+      · ended {kind} @ {step}
+    </span>
+  );
+}
 
 export function LeaderboardPage({ projectName }: { projectName: string }) {
   const { query } = useLocation();
   const { names, metric } = useMetricChoice(projectName);
-  const aggregation = query.get("aggregation") ?? "LAST";
-  const direction = query.get("direction") ?? "ASC";
+  // A hand-edited URL with an unknown choice falls back to the default rather than a failed request.
+  const aggregation = AGGREGATIONS.find((name) => name === query.get("aggregation")) ?? "LAST";
+  const direction = DIRECTIONS.find((name) => name === query.get("direction")) ?? "ASC";
   const offset = Number(query.get("offset") ?? 0) || 0;
   const board = useAsync(
-    () => (metric ? api.leaderboard({ projectName, logName: metric, aggregation, direction, limit: PAGE, offset }) : Promise.resolve(undefined)),
+    () =>
+      metric ? api.leaderboard({ projectName, logName: metric, aggregation, direction, limit: PAGE, offset }) : Promise.resolve(undefined),
     [projectName, metric, aggregation, direction, offset],
   );
 
@@ -26,7 +44,12 @@ export function LeaderboardPage({ projectName }: { projectName: string }) {
       <ProjectCrumb projectName={projectName} />
       <PageTitle title="Leaderboard" />
       <div class="toolbar">
-        <MetricSelect names={names.data?.metricNames ?? []} metric={metric} onChange={(name) => setQuery({ metric: name, offset: undefined })} testId="leaderboard-metric" />
+        <MetricSelect
+          names={names.data?.metricNames ?? []}
+          metric={metric}
+          onChange={(name) => setQuery({ metric: name, offset: undefined })}
+          testId="leaderboard-metric"
+        />
         <label>
           Aggregation
           <select value={aggregation} onChange={(event) => setQuery({ aggregation: event.currentTarget.value, offset: undefined })}>
@@ -50,41 +73,56 @@ export function LeaderboardPage({ projectName }: { projectName: string }) {
       {metric && !board.data && board.loading && <Loading what="ranking" />}
       {board.data && (
         <>
-          <table class="data-table" data-testid="leaderboard">
-            <thead>
-              <tr>
-                <th scope="col" class="number">
-                  Rank
-                </th>
-                <th scope="col">Run</th>
-                <th scope="col" class="number">
-                  {aggregation.toLowerCase()} of {metric}
-                </th>
-                <th scope="col">Status</th>
-                <th scope="col">Tags</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {board.data.runs.map((entry) => (
-                <tr key={entry.runId}>
-                  <td class="number">{entry.rank}</td>
-                  <td>
-                    <Link href={runPath(projectName, entry.runId)}>{entry.runName}</Link>
-                  </td>
-                  <td class="number">{formatNumber(entry.value)}</td>
-                  <td>
-                    <StatusBadge status={entry.status} />
-                  </td>
-                  <td>
-                    <TagList tags={entry.tags} />
-                  </td>
-                  <td>{formatDate(entry.createdAt)}</td>
+          <div class="table-scroll">
+            <table class="data-table" data-testid="leaderboard">
+              <thead>
+                <tr>
+                  <th scope="col" class="number">
+                    Rank
+                  </th>
+                  <th scope="col">Run</th>
+                  <th scope="col" class="number">
+                    {aggregation.toLowerCase()} of {metric}
+                  </th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Tags</th>
+                  <th scope="col">Created</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pager offset={offset} limit={PAGE} total={board.data.total} label="ranked runs" onOffset={(next) => setQuery({ offset: next || undefined })} />
+              </thead>
+              <tbody>
+                {board.data.runs.map((entry) => (
+                  <tr key={entry.runId}>
+                    <td class="number">{entry.rank}</td>
+                    <td>
+                      <Link href={runPath(projectName, entry.runId)} class="truncate run-name" title={entry.runName}>
+                        {entry.runName}
+                      </Link>
+                      <DivergedMark lastPoint={entry.lastPoint} />
+                    </td>
+                    <td class="number" data-testid="leaderboard-value">
+                      {formatNumber(entry.value)}
+                    </td>
+                    <td>
+                      <StatusBadge status={entry.status} />
+                    </td>
+                    <td>
+                      <TruncatedTags tags={entry.tags} />
+                    </td>
+                    <td>
+                      <TimeAgo iso={entry.createdAt} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager
+            offset={offset}
+            limit={PAGE}
+            total={board.data.total}
+            label="ranked runs"
+            onOffset={(next) => setQuery({ offset: next || undefined })}
+          />
         </>
       )}
     </section>

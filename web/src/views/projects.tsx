@@ -1,11 +1,14 @@
 import { api } from "../api.ts";
-import { ErrorNote, Loading, PageTitle } from "../components/common.tsx";
-import { useAsync } from "../hooks.ts";
-import { formatDate } from "../lib/format.ts";
+import { ErrorNote, Loading, PageTitle, TimeAgo } from "../components/common.tsx";
+import { useAsync, useInterval } from "../hooks.ts";
 import { Link, projectPath } from "../router.tsx";
+
+/** How often the list reloads: ingest moves a project's last activity (docs/api.md, "Last update and last activity"). */
+const REFRESH_MS = 10_000;
 
 export function ProjectsPage() {
   const projects = useAsync(() => api.projects(), []);
+  useInterval(projects.reload, REFRESH_MS, true);
   const list = [...(projects.data?.projects ?? [])].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
   return (
     <section>
@@ -32,8 +35,12 @@ export function ProjectsPage() {
                   <Link href={projectPath(project.name)}>{project.name}</Link>
                 </td>
                 <td class="number">{project.runCount.toLocaleString("en-US")}</td>
-                <td>{formatDate(project.updatedAt)}</td>
-                <td>{formatDate(project.createdAt)}</td>
+                <td data-testid="last-activity">
+                  <TimeAgo iso={project.updatedAt} />
+                </td>
+                <td>
+                  <TimeAgo iso={project.createdAt} />
+                </td>
               </tr>
             ))}
           </tbody>

@@ -31,13 +31,17 @@ type Tab = (typeof TABS)[number][0];
 export function RunPage({ projectName, runId }: { projectName: string; runId: number }) {
   const { query } = useLocation();
   const tab = (TABS.find(([id]) => id === query.get("tab"))?.[0] ?? "charts") as Tab;
+  const ref = { projectName, runId };
   const run = useAsync(() => api.run(runId), [runId]);
+  // Statistics feed the header's divergence mark and the charts (their new metrics and new steps).
+  const statistics = useAsync(() => api.statistics(ref), [runId]);
   const [liveTick, setLiveTick] = useState(0);
   const live = run.data?.status === "RUNNING";
   useInterval(
     () => {
       setLiveTick((tick) => tick + 1);
       run.reload();
+      statistics.reload();
     },
     LIVE_INTERVAL_MS,
     live,
@@ -46,7 +50,6 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
   if (run.error) return <ErrorNote error={run.error} />;
   if (!run.data) return <Loading what="run" />;
   const details = run.data;
-  const ref = { projectName, runId };
   const showTab = (id: Tab) => setQuery({ tab: id === "charts" ? undefined : id });
   // Arrow keys move between tabs, as in every tab list (WAI-ARIA authoring practices).
   const onTabKey = (event: KeyboardEvent) => {
@@ -61,17 +64,25 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
     <section>
       <ProjectCrumb projectName={projectName} />
       <PageTitle title={details.name} />
-      <RunHeader run={details} onSaved={run.reload} live={live} />
-      <nav class="tabs" role="tablist" aria-label="Run sections" onKeyDown={onTabKey}>
+      <RunHeader run={details} metrics={statistics.data?.metrics} onSaved={run.reload} live={live} />
+      <nav class="tabs" aria-label="Run sections" onKeyDown={onTabKey}>
         {TABS.map(([id, label]) => (
-          <button key={id} type="button" role="tab" aria-selected={tab === id} tabIndex={tab === id ? 0 : -1} class={tab === id ? "active" : ""} onClick={() => showTab(id)}>
+          <button
+            key={id}
+            type="button"
+            role="tab"
+            aria-selected={tab === id}
+            tabIndex={tab === id ? 0 : -1}
+            class={tab === id ? "active" : ""}
+            onClick={() => showTab(id)}
+          >
             {label}
           </button>
         ))}
       </nav>
       <div role="tabpanel">
-        {tab === "charts" && <RunCharts run={ref} liveTick={liveTick} />}
-        {tab === "logs" && <RunLogs run={ref} liveTick={liveTick} />}
+        {tab === "charts" && <RunCharts run={ref} statistics={statistics} />}
+        {tab === "logs" && <RunLogs run={ref} liveTick={liveTick} openAtEnd={details.status === "FAILED"} />}
         {tab === "files" && <RunFiles run={ref} />}
         {tab === "config" && (
           <div class="two-columns">

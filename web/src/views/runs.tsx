@@ -3,37 +3,74 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { ErrorNote, Loading, PageTitle, Pager, StatusBadge, TagList } from "../components/common.tsx";
+import { ErrorNote, Loading, PageTitle, Pager, StatusBadge, TimeAgo, TruncatedTags } from "../components/common.tsx";
 import { ColumnPicker, type Column } from "../components/column-picker.tsx";
 import { FilterBuilder } from "../components/filter-builder.tsx";
-import { useAsync, useStoredState } from "../hooks.ts";
-import { formatDate, formatDuration, formatNumber, formatValue, runDuration } from "../lib/format.ts";
+import { RunIdentity } from "../components/workspace/run-identity.tsx";
+import { Workspace } from "../components/workspace/workspace.tsx";
+import { useAsync, useInterval, useStoredState } from "../hooks.ts";
+import { formatDuration, formatNumber, formatValue, runDuration } from "../lib/format.ts";
+import { divergedRunMark, endKind } from "../lib/series-end.ts";
 import { Link, comparePath, leaderboardPath, navigate, runPath, setQuery, useLocation } from "../router.tsx";
-import type { RunListItem } from "../types.ts";
+import { RUN_STATUSES, type Comparison, type RunListItem } from "../types.ts";
 
 const PAGE_SIZE = 50;
-const STATUSES = ["RUNNING", "COMPLETED", "FAILED", "TERMINATED", "CANCELLED"];
 
 /** The API's sort key of a column, or undefined when the server cannot sort by it. */
 function sortKey(column: string): string | undefined {
   if (column.startsWith("summary.")) return `summary_metrics.${column.slice("summary.".length)}`;
   if (column === "displayId") return "createdAt"; // display numbers grow with creation
-  if (["name", "status", "createdAt", "duration"].includes(column) || column.startsWith("config.") || column.startsWith("systemMetadata.")) return column;
+  if (["name", "status", "createdAt", "duration"].includes(column) || column.startsWith("config.") || column.startsWith("systemMetadata."))
+    return column;
   return undefined;
 }
 
-/** Summary metric values (the last value) of the page's runs, one comparison request per metric column. */
+/** How often the table reloads while one of its runs is RUNNING. */
+const LIVE_INTERVAL_MS = 5000;
+
+type RunStats = NonNullable<Comparison["runs"][number]["stats"]>;
+
+/**
+ * Summary metric values of the page's runs, one comparison request per metric column: the last
+ * finite value (what sorting and filtering use) and the last point of any kind.
+ */
 async function loadSummaries(projectName: string, runs: RunListItem[], metrics: string[]) {
-  const values = new Map<string, number | null>();
+  const values = new Map<string, RunStats | null>();
   if (runs.length === 0) return values;
   const ids = runs.map((run) => run.id);
   await Promise.all(
     metrics.map(async (metric) => {
       const comparison = await api.compare(projectName, ids, metric);
-      for (const run of comparison.runs) values.set(`${run.runId}|${metric}`, run.stats?.final ?? null);
+      for (const run of comparison.runs) values.set(`${run.runId}|${metric}`, run.stats);
     }),
   );
   return values;
+}
+
+/** A metric column's cell: the last finite value, after the non-finite end of a diverged series. */
+function SummaryCell({ stats }: { stats: RunStats | null | undefined }) {
+  const kind = endKind(stats?.lastPoint);
+  if (!stats?.lastPoint || !kind) return <>{formatNumber(stats?.final)}</>;
+  const step = formatNumber(stats.lastPoint.step);
+  return (
+    <span title={`last ${kind} @ ${step}; last finite ${formatNumber(stats.final)} (the column sorts by the last finite value)`}>
+      <span class="diverged" data-diverged={kind}>
+        {kind} @ {step}
+      </span>{" "}
+      <span class="muted">({formatNumber(stats.final)})</span>
+    </span>
+  );
+}
+
+/** Beside a run's name: its series that ended in NaN or ±Inf (`NaN +1`, all of them on hover). */
+function DivergedRunMark({ metrics }: { metrics: RunListItem["divergedMetrics"] }) {
+  const mark = divergedRunMark(metrics);
+  if (!mark) return null;
+  return (
+    <span class="diverged run-diverged" data-testid="diverged-run" title={mark.title}>
+      ⚠ {mark.text}
+    </span>
+  );
 }
 
 export function RunsPage({ projectName }: { projectName: string }) {
@@ -62,12 +99,15 @@ export function RunsPage({ projectName }: { projectName: string }) {
         filter,
         limit: PAGE_SIZE,
         offset,
-        includeFieldValues: fieldColumns.length > 0,
+        includeFieldValues: fieldColumns.length > 0 ? "true" : undefined,
+        includeDiverged: "true",
         visibleColumns: fieldColumns.length > 0 ? JSON.stringify(fieldColumns) : undefined,
       }),
     [projectName, search, tags, status, sort, filter, offset, JSON.stringify(fieldColumns)],
   );
   const summaries = useAsync(() => loadSummaries(projectName, runs.data?.runs ?? [], metricColumns), [runs.data, metricColumns.join("\n")]);
+  // While a run of the page runs, its duration, status and metric values move: reload the page.
+  useInterval(runs.reload, LIVE_INTERVAL_MS, runs.data?.runs.some((run) => run.status === "RUNNING") ?? false);
 
   const headers: { id: string; label: string }[] = [
     { id: "status", label: "Status" },
@@ -82,6 +122,17 @@ export function RunsPage({ projectName }: { projectName: string }) {
     const key = sortKey(id);
     if (key) setQuery({ sort: sort === key ? `-${key}` : key, offset: undefined });
   };
+  const pageIds = runs.data?.runs.map((run) => run.id) ?? [];
+  const pageSelected = pageIds.filter((id) => selected.has(id)).length;
+  // Select-all selects (or, when all are selected, clears) the runs of the page.
+  const toggleAll = () => {
+    const next = new Set(selected);
+    for (const id of pageIds) {
+      if (pageSelected === pageIds.length) next.delete(id);
+      else next.add(id);
+    }
+    setSelected(next);
+  };
   const toggle = (runId: number) => {
     const next = new Set(selected);
     if (next.has(runId)) next.delete(runId);
@@ -89,7 +140,7 @@ export function RunsPage({ projectName }: { projectName: string }) {
     setSelected(next);
   };
   const cell = (run: RunListItem, column: Column) => {
-    if (column.source === "summary") return formatNumber(summaries.data?.get(`${run.id}|${column.key}`));
+    if (column.source === "summary") return <SummaryCell stats={summaries.data?.get(`${run.id}|${column.key}`)} />;
     const values = column.source === "config" ? run._flatConfig : run._flatSystemMetadata;
     return formatValue(values?.[column.key]);
   };
@@ -100,7 +151,12 @@ export function RunsPage({ projectName }: { projectName: string }) {
       <PageTitle title={projectName}>
         <nav class="actions" aria-label="Project">
           <Link href={leaderboardPath(projectName)}>Leaderboard</Link>
-          <button type="button" disabled={selected.size < 1} onClick={() => navigate(comparePath(projectName, [...selected]))} data-testid="compare-selected">
+          <button
+            type="button"
+            disabled={selected.size < 1}
+            onClick={() => navigate(comparePath(projectName, [...selected]))}
+            data-testid="compare-selected"
+          >
             Compare {selected.size > 0 ? `(${selected.size})` : ""}
           </button>
         </nav>
@@ -116,22 +172,37 @@ export function RunsPage({ projectName }: { projectName: string }) {
       >
         <label>
           Name
-          <input type="search" placeholder="Search names" value={searchText} onInput={(event) => setSearchText(event.currentTarget.value)} />
+          <input
+            type="search"
+            placeholder="Search names"
+            value={searchText}
+            onInput={(event) => setSearchText(event.currentTarget.value)}
+          />
         </label>
         <label>
           Tags
-          <input type="text" placeholder="tag1, tag2" value={tags} onChange={(event) => setQuery({ tags: event.currentTarget.value.trim(), offset: undefined })} />
+          <input
+            type="text"
+            placeholder="tag1, tag2"
+            value={tags}
+            onChange={(event) => setQuery({ tags: event.currentTarget.value.trim(), offset: undefined })}
+          />
         </label>
         <fieldset class="statuses">
           <legend>Status</legend>
-          {STATUSES.map((name) => {
+          {RUN_STATUSES.map((name) => {
             const chosen = status.split(",").filter(Boolean);
             return (
               <label key={name}>
                 <input
                   type="checkbox"
                   checked={chosen.includes(name)}
-                  onChange={() => setQuery({ status: (chosen.includes(name) ? chosen.filter((s) => s !== name) : [...chosen, name]).join(","), offset: undefined })}
+                  onChange={() =>
+                    setQuery({
+                      status: (chosen.includes(name) ? chosen.filter((s) => s !== name) : [...chosen, name]).join(","),
+                      offset: undefined,
+                    })
+                  }
                 />
                 {name.toLowerCase()}
               </label>
@@ -152,13 +223,30 @@ export function RunsPage({ projectName }: { projectName: string }) {
               <thead>
                 <tr>
                   <th scope="col">
-                    <span class="visually-hidden">Select</span>
+                    <input
+                      type="checkbox"
+                      aria-label="Select all runs of the page"
+                      data-testid="select-all"
+                      checked={pageIds.length > 0 && pageSelected === pageIds.length}
+                      indeterminate={pageSelected > 0 && pageSelected < pageIds.length}
+                      disabled={pageIds.length === 0}
+                      onChange={toggleAll}
+                    />
+                  </th>
+                  <th scope="col">
+                    <span class="visually-hidden">Colour and visibility in the charts</span>
                   </th>
                   {headers.map((header) => {
                     const key = sortKey(header.id);
                     const direction = sort === key ? "ascending" : sort === `-${key}` ? "descending" : undefined;
                     return (
-                      <th scope="col" key={header.id} aria-sort={direction ?? "none"} data-column={header.id}>
+                      <th
+                        scope="col"
+                        key={header.id}
+                        aria-sort={direction ?? "none"}
+                        data-column={header.id}
+                        class={header.id === "name" ? "pinned" : undefined}
+                      >
                         {key ? (
                           <button type="button" class="sort" onClick={() => toggleSort(header.id)}>
                             {header.label} {direction === "ascending" ? "▲" : direction === "descending" ? "▼" : ""}
@@ -175,19 +263,32 @@ export function RunsPage({ projectName }: { projectName: string }) {
                 {runs.data.runs.map((run) => (
                   <tr key={run.id} data-run-id={run.id}>
                     <td>
-                      <input type="checkbox" aria-label={`Select ${run.name}`} checked={selected.has(run.id)} onChange={() => toggle(run.id)} />
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${run.name}`}
+                        checked={selected.has(run.id)}
+                        onChange={() => toggle(run.id)}
+                      />
+                    </td>
+                    <td>
+                      <RunIdentity projectName={projectName} runId={run.id} runName={run.name} />
                     </td>
                     <td>
                       <StatusBadge status={run.status} />
                     </td>
-                    <td>
-                      <Link href={runPath(projectName, run.id)}>{run.name}</Link>
+                    <td class="pinned">
+                      <Link href={runPath(projectName, run.id)} class="truncate run-name" title={run.name}>
+                        {run.name}
+                      </Link>
+                      <DivergedRunMark metrics={run.divergedMetrics} />
                     </td>
                     <td class="mono">{run.displayId ?? run.id}</td>
                     <td>
-                      <TagList tags={run.tags} />
+                      <TruncatedTags tags={run.tags} />
                     </td>
-                    <td>{formatDate(run.createdAt)}</td>
+                    <td>
+                      <TimeAgo iso={run.createdAt} />
+                    </td>
                     <td>{formatDuration(runDuration(run, now))}</td>
                     {columns.map((column) => (
                       <td key={`${column.source}.${column.key}`} class="number">
@@ -200,9 +301,18 @@ export function RunsPage({ projectName }: { projectName: string }) {
             </table>
           </div>
           {runs.data.runs.length === 0 && <p class="muted">No runs match.</p>}
-          <Pager offset={offset} limit={PAGE_SIZE} total={runs.data.total} label="runs" onOffset={(next) => setQuery({ offset: next || undefined })} />
+          <Pager
+            offset={offset}
+            limit={PAGE_SIZE}
+            total={runs.data.total}
+            label="runs"
+            onOffset={(next) => setQuery({ offset: next || undefined })}
+          />
         </>
       )}
+      {/* The charts wait for the table's first page: drawn before it, they would sit on screen for a
+          moment, fetch every panel there, then jump below the table as it fills. */}
+      {(runs.data || runs.error) && <Workspace projectName={projectName} selection={{ search, tags, status, sort, filter }} />}
     </section>
   );
 }

@@ -17,7 +17,11 @@ export function SignInPage({ rejection, onSignedIn }: { rejection?: string; onSi
       apiKey.set(key.trim());
       onSignedIn();
     } catch (failure) {
-      setError(failure instanceof ApiError && failure.status === 401 ? `This API key was rejected: ${failure.message}.` : (failure as Error).message);
+      setError(
+        failure instanceof ApiError && failure.status === 401
+          ? `This API key was rejected: ${failure.message}.`
+          : (failure as Error).message,
+      );
     } finally {
       setChecking(false);
     }
@@ -33,15 +37,23 @@ export function SignInPage({ rejection, onSignedIn }: { rejection?: string; onSi
       )}
       <form onSubmit={submit}>
         <label for="api-key">API key</label>
-        <input id="api-key" type="password" autoComplete="off" placeholder="sw_…" value={key} onInput={(event) => setKey(event.currentTarget.value)} required />
+        <input
+          id="api-key"
+          type="password"
+          autoComplete="off"
+          placeholder="sw_…"
+          value={key}
+          onInput={(event) => setKey(event.currentTarget.value)}
+          required
+        />
         <button type="submit" disabled={checking || key.trim() === ""}>
           {checking ? "Checking…" : "Sign in"}
         </button>
       </form>
       <ErrorNote error={error} />
       <p class="muted">
-        The server prints the first key when it starts on an empty data directory; <code>stepwise keys create</code> makes more. The key is kept in this
-        browser only.
+        The server prints the first key when it starts on an empty data directory; <code>stepwise keys create</code> makes more. The key is
+        kept in this browser only.
       </p>
     </main>
   );

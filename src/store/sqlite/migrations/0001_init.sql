@@ -1,4 +1,4 @@
--- Organizations, users and API keys (decisions §3). Text IDs are random UUIDs.
+-- Organizations, users and API keys (docs/semantics.md). Text IDs are random UUIDs.
 CREATE TABLE organizations (
   id         TEXT PRIMARY KEY,
   slug       TEXT NOT NULL UNIQUE,

@@ -1,4 +1,4 @@
--- Files of runs (decisions §7). A file is (run, logName, fileName): registering it again updates its
+-- Files of runs (docs/semantics.md, Ingest wire format: files). A file is (run, logName, fileName): registering it again updates its
 -- record and keeps its ID. The bytes live in the blob store under "<run_id>/<id>"; uploaded_at is
 -- set once they are there, and only such files are listed.
 CREATE TABLE files (

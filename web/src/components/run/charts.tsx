@@ -1,19 +1,25 @@
-// Every metric of a run as a chart, grouped by log group, with shared axis, smoothing and scale settings.
+// Every metric of a run as a chart, grouped by log group in the workspace's order (train, val, then
+// the rest; lib/workspace.ts), filtered by the metric search, with shared axis, smoothing and scale settings.
 
 import { useMemo, useState } from "preact/hooks";
-import { api, type RunRef } from "../../api.ts";
-import { useAsync, useLiveTick, useStoredState } from "../../hooks.ts";
+import type { RunRef } from "../../api.ts";
+import { type Async, useStoredState } from "../../hooks.ts";
 import type { ChartSettings } from "../../lib/series.ts";
-import type { MetricStatistics } from "../../types.ts";
-import { ErrorNote, Loading } from "../common.tsx";
+import { matchesSearch, sectionsOf } from "../../lib/workspace.ts";
+import type { Statistics } from "../../types.ts";
+import { ErrorNote, Loading, MetricSearch } from "../common.tsx";
 import { MetricChart } from "../metric-chart.tsx";
+import { useRunSeries } from "./series-feed.ts";
 
 export function ChartControls({ settings, onChange }: { settings: ChartSettings; onChange: (settings: ChartSettings) => void }) {
   return (
     <>
       <label>
         X axis
-        <select value={settings.xAxis} onChange={(event) => onChange({ ...settings, xAxis: event.currentTarget.value as ChartSettings["xAxis"] })}>
+        <select
+          value={settings.xAxis}
+          onChange={(event) => onChange({ ...settings, xAxis: event.currentTarget.value as ChartSettings["xAxis"] })}
+        >
           <option value="step">step</option>
           <option value="time">time</option>
         </select>
@@ -30,7 +36,11 @@ export function ChartControls({ settings, onChange }: { settings: ChartSettings;
         />
       </label>
       <label>
-        <input type="checkbox" checked={settings.logScale} onChange={(event) => onChange({ ...settings, logScale: event.currentTarget.checked })} />
+        <input
+          type="checkbox"
+          checked={settings.logScale}
+          onChange={(event) => onChange({ ...settings, logScale: event.currentTarget.checked })}
+        />
         log scale
       </label>
     </>
@@ -39,25 +49,19 @@ export function ChartControls({ settings, onChange }: { settings: ChartSettings;
 
 export const DEFAULT_CHART_SETTINGS: ChartSettings = { xAxis: "step", smoothing: 0, logScale: false };
 
-function groupByLogGroup(metrics: MetricStatistics[]): [string, MetricStatistics[]][] {
-  const groups = new Map<string, MetricStatistics[]>();
-  for (const metric of [...metrics].sort((a, b) => a.logName.localeCompare(b.logName))) {
-    const group = groups.get(metric.logGroup) ?? [];
-    group.push(metric);
-    groups.set(metric.logGroup, group);
-  }
-  return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b));
-}
-
-export function RunCharts({ run, liveTick }: { run: RunRef; liveTick: number }) {
-  const statistics = useAsync(() => api.statistics(run), [run.runId]);
+/** The run page reloads `statistics` on each live refresh: new metrics and new steps show up from it. */
+export function RunCharts({ run, statistics }: { run: RunRef; statistics: Async<Statistics> }) {
   const [settings, setSettings] = useStoredState("stepwise.chartSettings", DEFAULT_CHART_SETTINGS);
   const [search, setSearch] = useState("");
-  useLiveTick(liveTick, statistics.reload); // new metrics appear while the run is live
-
   const metrics = statistics.data?.metrics;
+  const series = useRunSeries(run, metrics);
+
   const groups = useMemo(
-    () => groupByLogGroup((metrics ?? []).filter((metric) => metric.logName.toLowerCase().includes(search.toLowerCase()))),
+    () =>
+      sectionsOf(
+        (metrics ?? []).filter((metric) => matchesSearch(metric.logName, search)),
+        (metric) => metric.logName,
+      ),
     [metrics, search],
   );
   if (statistics.error) return <ErrorNote error={statistics.error} />;
@@ -66,22 +70,26 @@ export function RunCharts({ run, liveTick }: { run: RunRef; liveTick: number }) 
   return (
     <div>
       <div class="toolbar">
-        <label>
-          Metrics
-          <input type="search" placeholder={`Filter ${metrics.length} metrics`} value={search} onInput={(event) => setSearch(event.currentTarget.value)} />
-        </label>
+        <MetricSearch count={metrics.length} value={search} onChange={setSearch} />
         <ChartControls settings={settings} onChange={setSettings} />
         <span class="muted">Drag across a chart to zoom (re-fetched at full resolution); double-click to reset.</span>
       </div>
       {metrics.length === 0 && <p class="muted">This run has no metrics yet.</p>}
       {groups.map(([group, members]) => (
-        <details class="chart-group" open key={group}>
+        <details class="chart-group" open key={group} data-section={group}>
           <summary>
             {group === "" ? "(no group)" : group} <span class="muted">{members.length}</span>
           </summary>
           <div class="chart-grid">
             {members.map((metric) => (
-              <MetricChart key={metric.logName} run={run} logName={metric.logName} settings={settings} liveTick={liveTick} />
+              <MetricChart
+                key={metric.logName}
+                run={run}
+                metric={metric}
+                points={series.points.get(metric.logName)}
+                settings={settings}
+                onVisible={series.setVisible}
+              />
             ))}
           </div>
         </details>

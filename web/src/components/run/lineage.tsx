@@ -11,8 +11,8 @@ export function Lineage({ run }: { run: RunDetails }) {
         <p class="muted">Not a fork.</p>
       ) : (
         <p>
-          Forked from <Link href={runPath(run.projectName, run.forkedFromRunId)}>run {run.forkedFromRunId}</Link> at step {run.forkStep}; its charts include
-          the parent's points up to that step.
+          Forked from <Link href={runPath(run.projectName, run.forkedFromRunId)}>run {run.forkedFromRunId}</Link> at step {run.forkStep};
+          its charts include the parent's points up to that step.
         </p>
       )}
       <h2>Forks of this run</h2>
@@ -22,8 +22,8 @@ export function Lineage({ run }: { run: RunDetails }) {
         <ul>
           {run.forkChildren.map((child) => (
             <li key={child.id}>
-              <Link href={runPath(run.projectName, child.id)}>{child.name}</Link> <span class="mono">{child.displayId}</span> <StatusBadge status={child.status} /> at step{" "}
-              {child.forkStep}
+              <Link href={runPath(run.projectName, child.id)}>{child.name}</Link> <span class="mono">{child.displayId}</span>{" "}
+              <StatusBadge status={child.status} /> at step {child.forkStep}
             </li>
           ))}
         </ul>

@@ -1,54 +1,107 @@
 // Console logs: type filter, paging, and a search that scans the whole log (the API has no text search).
 
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type RunRef } from "../../api.ts";
 import { useAsync, useLiveTick } from "../../hooks.ts";
+import { hasAnsi, parseAnsi, plainText, spanClasses } from "../../lib/ansi.ts";
 import { formatDate } from "../../lib/format.ts";
-import type { LogLine } from "../../types.ts";
+import { CONSOLE_LOG_TYPES, type LogLine, type LogsQuery } from "../../types.ts";
 import { ErrorNote, Loading, Pager } from "../common.tsx";
 
 const PAGE = 200;
 const SCAN_PAGE = 10_000;
-const LOG_TYPES = ["INFO", "ERROR", "WARNING", "DEBUG", "PRINT"];
 
-/** Every line of the given type that contains the text, read page by page; reports progress. */
-async function scanLogs(run: RunRef, logType: string, text: string, onProgress: (scanned: number, total: number) => void): Promise<LogLine[]> {
+/** Every line of the given type whose shown text contains the text, read page by page; reports progress. */
+async function scanLogs(
+  run: RunRef,
+  logType: LogsQuery["logType"],
+  text: string,
+  onProgress: (scanned: number, total: number) => void,
+): Promise<LogLine[]> {
   const needle = text.toLowerCase();
   const matches: LogLine[] = [];
-  for (let offset = 0; ; offset += SCAN_PAGE) {
+  // A page can end before SCAN_PAGE lines (the server also bounds a page's bytes): follow nextOffset.
+  for (let offset: number | null = 0; offset !== null; ) {
     const page = await api.logs(run, { logType, limit: SCAN_PAGE, offset });
-    matches.push(...page.logs.filter((line) => line.message.toLowerCase().includes(needle)));
-    onProgress(Math.min(offset + SCAN_PAGE, page.total), page.total);
-    if (offset + SCAN_PAGE >= page.total) return matches;
+    // The text a line shows is searched: colour codes never split a match.
+    matches.push(...page.logs.filter((line) => plainText(line.message).toLowerCase().includes(needle)));
+    onProgress(page.nextOffset ?? page.total, page.total);
+    offset = page.nextOffset;
   }
+  return matches;
 }
 
-export function RunLogs({ run, liveTick }: { run: RunRef; liveTick: number }) {
-  const [logType, setLogType] = useState("");
+/** A message with its ANSI colours as styled spans: always text, never HTML (lib/ansi.ts). */
+function Message({ text }: { text: string }) {
+  if (!hasAnsi(text)) return <span class="message">{text}</span>;
+  return (
+    <span class="message">
+      {parseAnsi(text).map((span, index) => {
+        const { classes, color, background } = spanClasses(span);
+        return classes || color || background ? (
+          <span key={index} class={classes || undefined} style={color || background ? { color, background } : undefined}>
+            {span.text}
+          </span>
+        ) : (
+          span.text
+        );
+      })}
+    </span>
+  );
+}
+
+/** The offset of the last page of `total` lines. */
+const lastPageOffset = (total: number) => Math.max(0, Math.floor((total - 1) / PAGE) * PAGE);
+
+/**
+ * `openAtEnd` (a FAILED run: its traceback is at the end) shows the last page first, scrolled to
+ * its last line.
+ */
+export function RunLogs({ run, liveTick, openAtEnd = false }: { run: RunRef; liveTick: number; openAtEnd?: boolean }) {
+  const [logType, setLogType] = useState<LogsQuery["logType"]>(undefined);
   const [search, setSearch] = useState("");
   const [searchText, setSearchText] = useState("");
   const [offset, setOffset] = useState(0);
   const [progress, setProgress] = useState("");
   const [followTail, setFollowTail] = useState(false);
+  const [seekEnd, setSeekEnd] = useState(openAtEnd);
+  const list = useRef<HTMLOListElement>(null);
 
   // Without a search the server pages; a search scans the log once and its matches are paged here.
-  const lines = useAsync(() => (search === "" ? api.logs(run, { logType, limit: PAGE, offset }) : Promise.resolve(undefined)), [run.runId, logType, search, offset]);
+  const lines = useAsync(
+    () => (search === "" ? api.logs(run, { logType, limit: PAGE, offset }) : Promise.resolve(undefined)),
+    [run.runId, logType, search, offset],
+  );
   const matches = useAsync(
     () =>
       search === ""
         ? Promise.resolve(undefined)
-        : scanLogs(run, logType, search, (scanned, total) => setProgress(`searched ${scanned.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} lines`)),
+        : scanLogs(run, logType, search, (scanned, total) =>
+            setProgress(`searched ${scanned.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} lines`),
+          ),
     [run.runId, logType, search],
   );
   const page = search === "" ? lines : matches;
-  const shown = search === "" ? lines.data : matches.data && { logs: matches.data.slice(offset, offset + PAGE), total: matches.data.length };
+  const shown =
+    search === "" ? lines.data : matches.data && { logs: matches.data.slice(offset, offset + PAGE), total: matches.data.length };
+
+  // A FAILED run opens at its last line, once: the first page tells the total.
+  useEffect(() => {
+    if (!seekEnd || !lines.data || lines.loading) return;
+    const end = lastPageOffset(lines.data.total);
+    if (offset !== end) setOffset(end);
+    else {
+      setSeekEnd(false);
+      list.current?.lastElementChild?.scrollIntoView({ block: "end" });
+    }
+  }, [seekEnd, lines.data, lines.loading, offset]);
 
   // Live: the last page is fetched again so new lines show up; when following, move to the newest page.
   useLiveTick(liveTick, () => {
     if (search !== "" || !lines.data) return;
-    const lastPageOffset = Math.max(0, Math.floor((lines.data.total - 1) / PAGE) * PAGE);
-    if (followTail && offset < lastPageOffset) setOffset(lastPageOffset);
-    else if (offset >= lastPageOffset) lines.reload();
+    const end = lastPageOffset(lines.data.total);
+    if (followTail && offset < end) setOffset(end);
+    else if (offset >= end) lines.reload();
   });
 
   return (
@@ -66,14 +119,15 @@ export function RunLogs({ run, liveTick }: { run: RunRef; liveTick: number }) {
         <label>
           Type
           <select
-            value={logType}
+            value={logType ?? ""}
             onChange={(event) => {
               setOffset(0);
-              setLogType(event.currentTarget.value);
+              const chosen = event.currentTarget.value;
+              setLogType(CONSOLE_LOG_TYPES.find((type) => type === chosen));
             }}
           >
             <option value="">all</option>
-            {LOG_TYPES.map((type) => (
+            {CONSOLE_LOG_TYPES.map((type) => (
               <option key={type} value={type}>
                 {type}
               </option>
@@ -82,7 +136,12 @@ export function RunLogs({ run, liveTick }: { run: RunRef; liveTick: number }) {
         </label>
         <label>
           Search
-          <input type="search" placeholder="text in the message" value={searchText} onInput={(event) => setSearchText(event.currentTarget.value)} />
+          <input
+            type="search"
+            placeholder="text in the message"
+            value={searchText}
+            onInput={(event) => setSearchText(event.currentTarget.value)}
+          />
         </label>
         <button type="submit">Search</button>
         <label>
@@ -96,19 +155,20 @@ export function RunLogs({ run, liveTick }: { run: RunRef; liveTick: number }) {
       {shown && (
         <>
           {shown.total === 0 && <p class="muted">No log lines{search ? " match" : ""}.</p>}
-          <ol class="log-lines" data-testid="log-lines">
+          <ol class="log-lines" data-testid="log-lines" ref={list}>
             {shown.logs.map((line) => (
-              <li key={line.lineNumber} class={`log-${line.logType.toLowerCase()}`}>
-                <span class="muted mono">{line.lineNumber}</span>
+              // Two processes of one run can both write line 1: a line is (logType, lineNumber, time).
+              <li key={`${line.time} ${line.lineNumber} ${line.logType}`} class={`log-${line.logType.toLowerCase()}`}>
+                <span class="muted log-number">{line.lineNumber}</span>
                 <span class="log-type">{line.logType}</span>
-                <time class="muted" dateTime={line.time}>
+                <time class="muted log-time" dateTime={line.time}>
                   {formatDate(line.time)}
                 </time>
-                <span class="message">{line.message}</span>
+                <Message text={line.message} />
               </li>
             ))}
           </ol>
-          <Pager offset={offset} limit={PAGE} total={shown.total} label="lines" onOffset={setOffset} />
+          <Pager offset={offset} limit={PAGE} shown={shown.logs.length} total={shown.total} label="lines" onOffset={setOffset} />
         </>
       )}
     </div>

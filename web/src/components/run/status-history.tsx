@@ -15,7 +15,8 @@ export function StatusHistory({ runId, liveTick }: { runId: number; liveTick: nu
         <li key={event.id}>
           <time dateTime={event.createdAt}>{formatDate(event.createdAt)}</time>
           <span>
-            {event.fromStatus ? <StatusBadge status={event.fromStatus} /> : <span class="muted">created</span>} → <StatusBadge status={event.toStatus} />
+            {event.fromStatus ? <StatusBadge status={event.fromStatus} /> : <span class="muted">created</span>} →{" "}
+            <StatusBadge status={event.toStatus} />
           </span>
           <span class="muted">
             by {event.source}

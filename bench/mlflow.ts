@@ -1,0 +1,194 @@
+/**
+ * npm run bench:mlflow — MLflow's REST API against the targets of the MLflow-protocol issue:
+ * - log-batch ingest: batches of 1,000 metrics (10 keys × 100 steps), 8 runs logging at once;
+ * - runs/search over 500 runs × 20 params: a param + metric filter with order_by (about 50 hits),
+ *   and all 500 runs.
+ * Against a fresh Stepwise server started from this checkout; when MLflow's own server is set up on
+ * this machine (MLFLOW_ENV, default /work/mlflow-env, built by the MLflow client tool's setup.sh),
+ * the same load against it (with fewer ingest batches: it is much slower) and the ratio.
+ * Environment: BENCH_BATCHES (per run, default 40), BENCH_REQUESTS (default 40), MLFLOW_ENV, MLFLOW_TOOL.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawnServer } from "../test/helpers/start-server.js";
+import { percentile, printFigures, type Figure } from "./lib/report.js";
+
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 40);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 40);
+const CONCURRENT_RUNS = 8;
+const SEARCH_RUNS = 500;
+const PARAMS = 20;
+const MLFLOW_ENV = process.env.MLFLOW_ENV ?? "/work/mlflow-env";
+const MLFLOW_TOOL = process.env.MLFLOW_TOOL ?? "/work/shared/tools/mlflow-client";
+
+interface Target {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: MLflow responses are read by shape here, as JSON.
+async function call(target: Target, path: string, body: unknown): Promise<any> {
+  const response = await fetch(`${target.url}/api/2.0/mlflow${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...target.headers },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${target.name} ${path}: ${response.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+async function createRun(target: Target, experimentId: string, name: string): Promise<string> {
+  return (await call(target, "/runs/create", { experiment_id: experimentId, run_name: name, start_time: Date.now() })).run.info.run_id;
+}
+
+/** Points per second through log-batch: 8 runs, each sending `batches` batches of 1,000 metrics in turn. */
+async function ingest(target: Target, batches: number): Promise<number> {
+  const experimentId = (await call(target, "/experiments/create", { name: `ingest-${Date.now()}` })).experiment_id;
+  const runs = await Promise.all(Array.from({ length: CONCURRENT_RUNS }, (_, r) => createRun(target, experimentId, `ingest-${r}`)));
+  const started = performance.now();
+  await Promise.all(
+    runs.map(async (runId) => {
+      for (let b = 0; b < batches; b++) {
+        const metrics = [];
+        for (let step = b * 100; step < (b + 1) * 100; step++)
+          for (let k = 0; k < 10; k++) metrics.push({ key: `m${k}`, value: Math.sin(step + k), timestamp: 1_700_000_000_000 + step, step });
+        await call(target, "/runs/log-batch", { run_id: runId, metrics });
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return (CONCURRENT_RUNS * batches * 1000) / seconds;
+}
+
+/** 500 runs × 20 params and a loss metric, then search latencies. */
+async function search(target: Target): Promise<{ filtered: number; all: number; hits: number; baseline: number }> {
+  const experimentId = (await call(target, "/experiments/create", { name: `search-${Date.now()}` })).experiment_id;
+  for (let r = 0; r < SEARCH_RUNS; r++) {
+    const runId = await createRun(target, experimentId, `run-${r}`);
+    await call(target, "/runs/log-batch", {
+      run_id: runId,
+      params: Array.from({ length: PARAMS }, (_, p) => ({ key: `p${p}`, value: String((r + p) % 10) })),
+      metrics: [
+        { key: "loss", value: (r % 100) / 100, timestamp: 1, step: 0 },
+        { key: "acc", value: r / SEARCH_RUNS, timestamp: 1, step: 0 },
+      ],
+    });
+  }
+  const timed = async (body: Record<string, unknown>) => {
+    let hits = 0;
+    const once = async () => {
+      const t0 = performance.now();
+      const result = await call(target, "/runs/search", { experiment_ids: [experimentId], max_results: 1000, ...body });
+      hits = result.runs?.length ?? 0;
+      return performance.now() - t0;
+    };
+    for (let i = 0; i < 5; i++) await once();
+    const samples = [];
+    for (let i = 0; i < REQUESTS; i++) samples.push(await once());
+    samples.sort((a, b) => a - b);
+    return { p50: percentile(samples, 50), hits };
+  };
+  const filtered = await timed({ filter: "params.p3 = '7' and metrics.loss < 0.5", order_by: ["metrics.loss ASC"] });
+  const all = await timed({ order_by: ["metrics.acc DESC"] });
+  // A trivial request's latency, measured alike: what the machine's load alone costs each request.
+  const baseline: number[] = [];
+  for (let i = 0; i < REQUESTS; i++) {
+    const t0 = performance.now();
+    await call(target, "/runs/search", { experiment_ids: [experimentId], max_results: 1, filter: "attributes.run_name = 'none'" });
+    baseline.push(performance.now() - t0);
+  }
+  baseline.sort((a, b) => a - b);
+  return { filtered: filtered.p50, all: all.p50, hits: filtered.hits, baseline: percentile(baseline, 50) };
+}
+
+async function measure(target: Target, batches: number, figures: Figure[], targets: boolean) {
+  const pointsPerSecond = await ingest(target, batches);
+  figures.push({
+    name: `${target.name}: log-batch points/s`,
+    value: pointsPerSecond,
+    unit: "points/s",
+    ...(targets ? { target: { bound: "min" as const, value: 300_000 } } : {}),
+  });
+  const { filtered, all, hits, baseline } = await search(target);
+  figures.push({
+    name: `${target.name}: search p50 (${hits} hits)`,
+    value: filtered,
+    unit: "ms",
+    ...(targets ? { target: { bound: "max" as const, value: 30 } } : {}),
+  });
+  figures.push({ name: `${target.name}: search all 500 p50`, value: all, unit: "ms" });
+  figures.push({ name: `${target.name}: search, no hit p50 (baseline)`, value: baseline, unit: "ms" });
+  return { pointsPerSecond, filtered, all };
+}
+
+execFileSync("npm", ["run", "build"], { stdio: "ignore" });
+console.log(
+  `MLflow protocol benchmark: log-batch ${CONCURRENT_RUNS} runs × ${BATCHES} batches × 1,000 metrics; search over ${SEARCH_RUNS} runs × ${PARAMS} params, ${REQUESTS} requests`,
+);
+const figures: Figure[] = [];
+const dataDir = mkdtempSync(join(tmpdir(), "stepwise-bench-mlflow-"));
+const server = await spawnServer(dataDir, ["--log-level", "error", "--stale-after", "0"]);
+const key = /(sw_\S+)/.exec(server.stdout())?.[1];
+if (!key) throw new Error(`no bootstrap key in the server's output:\n${server.stdout()}`);
+let stepwise: Awaited<ReturnType<typeof measure>>;
+try {
+  stepwise = await measure({ name: "Stepwise", url: server.url, headers: { authorization: `Bearer ${key}` } }, BATCHES, figures, true);
+} finally {
+  server.child.kill("SIGTERM");
+  await server.exited;
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+if (existsSync(`${MLFLOW_ENV}/src-2.17.2`) && existsSync(`${MLFLOW_TOOL}/env.sh`) && process.env.BENCH_SKIP_MLFLOW !== "1") {
+  const pythonPath = execFileSync("bash", [
+    "-c",
+    `ROOT=${MLFLOW_ENV} source ${MLFLOW_TOOL}/env.sh >/dev/null && printf %s "$PP_2X"`,
+  ]).toString();
+  const root = mkdtempSync(join(tmpdir(), "mlflow-bench-"));
+  const port = 15055 + Math.floor(Math.random() * 1000);
+  const child = spawn(
+    "/usr/bin/python3",
+    [
+      "-m",
+      "mlflow",
+      "server",
+      "--backend-store-uri",
+      `sqlite:///${root}/mlflow.db`,
+      "--artifacts-destination",
+      `${root}/artifacts`,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+    ],
+    { env: { ...process.env, PYTHONPATH: pythonPath }, stdio: "ignore" },
+  );
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        if ((await fetch(`${url}/health`)).ok) break;
+      } catch {}
+      if (Date.now() > deadline) throw new Error("MLflow's server did not start within 60 s");
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const mlflow = await measure({ name: "MLflow 2.17.2", url, headers: {} }, Math.max(1, Math.round(BATCHES / 10)), figures, false);
+    figures.push({ name: "ratio log-batch (Stepwise/MLflow)", value: stepwise.pointsPerSecond / mlflow.pointsPerSecond, unit: "×" });
+    figures.push({ name: "ratio filtered search (MLflow/Stepwise)", value: mlflow.filtered / stepwise.filtered, unit: "×" });
+    figures.push({ name: "ratio search all 500 (MLflow/Stepwise)", value: mlflow.all / stepwise.all, unit: "×" });
+  } catch (error) {
+    console.log(`  MLflow's own server: skipped — ${(error as Error).message}`);
+  } finally {
+    child.kill("SIGTERM");
+    rmSync(root, { recursive: true, force: true });
+  }
+} else {
+  console.log("  MLflow's own server is not set up on this machine: measuring Stepwise only.");
+}
+const met = printFigures("Results (2 shared cores: indicative when other work runs)", figures);
+console.log(met ? "\nAll targets met." : "\nSome targets missed.");

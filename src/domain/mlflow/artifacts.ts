@@ -1,0 +1,45 @@
+import { invalidParameter } from "./errors.js";
+import { isMlflowRunId } from "./ids.js";
+
+/**
+ * MLflow artifacts as Stepwise files (docs/api.md, "MLflow's REST API: artifacts"): each artifact is a
+ * file of its run under one log name, its file name the artifact's path relative to the run's root.
+ */
+export const ARTIFACT_LOG_NAME = "mlflow-artifacts";
+
+/** A relative artifact path without leading, trailing or doubled slashes; `.` and `..` segments are refused. */
+export function normalizeArtifactPath(path: string): string {
+  const parts = path.split("/").filter((part) => part !== "");
+  if (parts.some((part) => part === "." || part === "..")) throw invalidParameter(`Invalid artifact path '${path}'`);
+  return parts.join("/");
+}
+
+/** A proxy path `<experiment id>/<run id>/artifacts[/<relative path>]`. */
+export function parseArtifactPath(path: string): { experimentId: string; runId: string; relative: string } {
+  const parts = normalizeArtifactPath(path).split("/");
+  const [experimentId, runId, root, ...rest] = parts;
+  if (!experimentId || !runId || root !== "artifacts" || !/^\d+$/.test(experimentId) || !isMlflowRunId(runId))
+    throw invalidParameter(`Invalid artifact path '${path}': expected <experiment id>/<run id>/artifacts/<path>`);
+  return { experimentId, runId, relative: rest.join("/") };
+}
+
+export interface DirectoryEntry {
+  name: string;
+  isDir: boolean;
+  size: number;
+}
+
+/** The direct children of a directory, from the files' paths: files with their sizes, then directories, by name. */
+export function listDirectory(files: readonly { fileName: string; fileSize: number }[], directory: string): DirectoryEntry[] {
+  const prefix = directory === "" ? "" : `${directory}/`;
+  const entries = new Map<string, DirectoryEntry>();
+  for (const file of files) {
+    if (!file.fileName.startsWith(prefix)) continue;
+    const rest = file.fileName.slice(prefix.length);
+    const slash = rest.indexOf("/");
+    const name = slash === -1 ? rest : rest.slice(0, slash);
+    if (name === "") continue;
+    entries.set(name, slash === -1 ? { name, isDir: false, size: file.fileSize } : { name, isDir: true, size: 0 });
+  }
+  return [...entries.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}

@@ -1,0 +1,47 @@
+/**
+ * MLflow's error codes and the HTTP status MLflow's server answers each with, so the real client
+ * raises the exceptions its users catch (docs/api.md, "MLflow's REST API").
+ */
+export const MLFLOW_ERROR_STATUS = new Map<string, number>([
+  ["INVALID_PARAMETER_VALUE", 400],
+  ["BAD_REQUEST", 400],
+  ["RESOURCE_ALREADY_EXISTS", 400],
+  ["RESOURCE_DOES_NOT_EXIST", 404],
+  ["ENDPOINT_NOT_FOUND", 404],
+  ["UNAUTHENTICATED", 401],
+  ["PERMISSION_DENIED", 403],
+  ["REQUEST_LIMIT_EXCEEDED", 429],
+  ["INVALID_STATE", 500],
+  ["INTERNAL_ERROR", 500],
+  ["TEMPORARILY_UNAVAILABLE", 503],
+]);
+
+export type MlflowErrorCode =
+  | "INVALID_PARAMETER_VALUE"
+  | "BAD_REQUEST"
+  | "RESOURCE_ALREADY_EXISTS"
+  | "RESOURCE_DOES_NOT_EXIST"
+  | "ENDPOINT_NOT_FOUND"
+  | "UNAUTHENTICATED"
+  | "PERMISSION_DENIED"
+  | "REQUEST_LIMIT_EXCEEDED"
+  | "INVALID_STATE"
+  | "INTERNAL_ERROR"
+  | "TEMPORARILY_UNAVAILABLE";
+
+export class MlflowError extends Error {
+  constructor(
+    readonly errorCode: MlflowErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "MlflowError";
+  }
+
+  get status(): number {
+    return MLFLOW_ERROR_STATUS.get(this.errorCode) ?? 500;
+  }
+}
+
+export const invalidParameter = (message: string) => new MlflowError("INVALID_PARAMETER_VALUE", message);
+export const doesNotExist = (message: string) => new MlflowError("RESOURCE_DOES_NOT_EXIST", message);

@@ -1,0 +1,161 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { listDirectory, normalizeArtifactPath, parseArtifactPath } from "./artifacts.js";
+import { MlflowError } from "./errors.js";
+import { isMlflowRunId, newMlflowRunId, parseExperimentId } from "./ids.js";
+import {
+  applyParams,
+  applyTags,
+  checkKey,
+  metricValueJson,
+  paramsOf,
+  parseInt64,
+  parseMetricValue,
+  toMlflowStatus,
+  toStepwiseStatus,
+} from "./model.js";
+
+const invalid = (fn: () => unknown, message?: string) =>
+  assert.throws(fn, (error: unknown) => error instanceof MlflowError && error.errorCode === "INVALID_PARAMETER_VALUE", message);
+
+describe("MLflow's model on Stepwise's", () => {
+  it("maps statuses both ways", () => {
+    assert.deepEqual(["RUNNING", "SCHEDULED", "FINISHED", "FAILED", "KILLED"].map(toStepwiseStatus), [
+      "RUNNING",
+      "RUNNING",
+      "COMPLETED",
+      "FAILED",
+      "TERMINATED",
+    ]);
+    assert.deepEqual((["RUNNING", "COMPLETED", "FAILED", "TERMINATED", "CANCELLED"] as const).map(toMlflowStatus), [
+      "RUNNING",
+      "FINISHED",
+      "FAILED",
+      "KILLED",
+      "KILLED",
+    ]);
+    invalid(() => toStepwiseStatus("DONE"));
+    invalid(() => toStepwiseStatus("constructor"));
+  });
+
+  it("shows config as params: nested keys dotted, non-strings as JSON", () => {
+    assert.deepEqual(
+      [...paramsOf({ lr: "0.1", optim: { beta: 0.9, name: "adam" }, layers: [1, 2], flag: true, none: null, empty: {} })],
+      [
+        ["lr", "0.1"],
+        ["optim.beta", "0.9"],
+        ["optim.name", "adam"],
+        ["layers", "[1,2]"],
+        ["flag", "true"],
+        ["none", "null"],
+        ["empty", "{}"],
+      ],
+    );
+    assert.deepEqual([...paramsOf(null)], []);
+  });
+
+  it("keeps params write-once", () => {
+    const config = applyParams({ a: 1, nested: { b: "x" } }, [
+      ["lr", "0.1"],
+      ["a", "1"],
+      ["nested.b", "x"],
+    ]);
+    assert.deepEqual(config, { a: 1, nested: { b: "x" }, lr: "0.1" }, "the same value again changes nothing");
+    invalid(() => applyParams(config, [["lr", "0.2"]]));
+    invalid(() => applyParams(config, [["nested.b", "y"]]));
+    invalid(() => applyParams(config, [["nested", "flat"]]), "a key naming a nested object");
+    invalid(
+      () =>
+        applyParams(null, [
+          ["x", "1"],
+          ["x", "2"],
+        ]),
+      "two values in one batch",
+    );
+    const hostile = applyParams(null, [["__proto__", "v"]]) as Record<string, unknown>;
+    assert.equal(Object.getPrototypeOf(hostile), Object.prototype);
+    assert.deepEqual(Object.keys(hostile), ["__proto__"]);
+  });
+
+  it("sets and deletes tags in place", () => {
+    assert.deepEqual(
+      applyTags(
+        [
+          ["a", "1"],
+          ["b", "2"],
+        ],
+        [
+          ["a", "3"],
+          ["c", "4"],
+        ],
+        ["b"],
+      ),
+      [
+        ["a", "3"],
+        ["c", "4"],
+      ],
+    );
+  });
+
+  it("checks keys as MLflow does", () => {
+    assert.equal(checkKey("a b/c:d-e.f_g", "key"), "a b/c:d-e.f_g");
+    for (const bad of ["", "a\nb", "a*b", "../x", "x/./y", "k".repeat(251), 5]) invalid(() => checkKey(bad, "key"));
+  });
+
+  it("reads and writes metric values, non-finite ones as protobuf's JSON strings", () => {
+    assert.ok(Number.isNaN(parseMetricValue("NaN", "v")));
+    assert.equal(parseMetricValue("Infinity", "v"), Number.POSITIVE_INFINITY);
+    assert.equal(parseMetricValue("-Infinity", "v"), Number.NEGATIVE_INFINITY);
+    assert.equal(parseMetricValue(1.5, "v"), 1.5);
+    assert.equal(parseMetricValue("2", "v"), 2);
+    for (const bad of ["x", "", null, undefined, {}]) invalid(() => parseMetricValue(bad, "v"));
+    assert.deepEqual([Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 3].map(metricValueJson), [
+      "NaN",
+      "Infinity",
+      "-Infinity",
+      3,
+    ]);
+    assert.equal(parseInt64("123", "t"), 123);
+    assert.equal(parseInt64(undefined, "t", 7), 7);
+    for (const bad of [-1, 1.5, "1e3", 2 ** 53, "x"]) invalid(() => parseInt64(bad, "t"));
+  });
+
+  it("makes and recognizes IDs", () => {
+    assert.ok(isMlflowRunId(newMlflowRunId()));
+    assert.equal(isMlflowRunId("A".repeat(32)), false);
+    assert.equal(parseExperimentId("12"), 12);
+    assert.deepEqual(["0", "01", "-1", "1.5", "x", "99999999999999999"].map(parseExperimentId), [
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it("maps artifact paths and lists directories", () => {
+    const id = "a".repeat(32);
+    assert.deepEqual(parseArtifactPath(`3/${id}/artifacts/x/y.txt`), { experimentId: "3", runId: id, relative: "x/y.txt" });
+    assert.deepEqual(parseArtifactPath(`3/${id}/artifacts`), { experimentId: "3", runId: id, relative: "" });
+    invalid(() => parseArtifactPath(`3/${id}/other/x`));
+    invalid(() => parseArtifactPath(`3/${id}/artifacts/../x`));
+    assert.equal(normalizeArtifactPath("/a//b/"), "a/b");
+    const files = [
+      { fileName: "b.txt", fileSize: 2 },
+      { fileName: "dir/c.txt", fileSize: 3 },
+      { fileName: "dir/sub/d.txt", fileSize: 4 },
+      { fileName: "a.txt", fileSize: 1 },
+    ];
+    assert.deepEqual(listDirectory(files, ""), [
+      { name: "a.txt", isDir: false, size: 1 },
+      { name: "b.txt", isDir: false, size: 2 },
+      { name: "dir", isDir: true, size: 0 },
+    ]);
+    assert.deepEqual(listDirectory(files, "dir"), [
+      { name: "c.txt", isDir: false, size: 3 },
+      { name: "sub", isDir: true, size: 0 },
+    ]);
+    assert.deepEqual(listDirectory(files, "di"), [], "a prefix of a name is not its directory");
+  });
+});

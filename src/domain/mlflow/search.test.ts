@@ -1,0 +1,135 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { MlflowError } from "./errors.js";
+import {
+  compareKeys,
+  compileClause,
+  decodePageToken,
+  encodePageToken,
+  EXPERIMENT_ATTRIBUTES,
+  likePattern,
+  parseFilter,
+  parseOrderBy,
+  type SortValue,
+} from "./search.js";
+
+const invalid = (fn: () => unknown) =>
+  assert.throws(fn, (error: unknown) => error instanceof MlflowError && error.errorCode === "INVALID_PARAMETER_VALUE");
+
+const matches = (filter: string, value: number | string | undefined) => compileClause(parseFilter(filter)[0]!)(value);
+
+describe("MLflow filter grammar", () => {
+  it("parses each entity, its aliases and quoted keys", () => {
+    assert.deepEqual(parseFilter("metrics.loss < 0.5 and params.lr = '0.01' AND tags.team != \"x\""), [
+      { entity: "metric", key: "loss", comparator: "<", value: 0.5 },
+      { entity: "param", key: "lr", comparator: "=", value: "0.01" },
+      { entity: "tag", key: "team", comparator: "!=", value: "x" },
+    ]);
+    assert.deepEqual(
+      parseFilter(
+        "metric.`my key` >= -1e3 AND param.\"a b\" LIKE 'x%' AND tag.'c:d' ILIKE '%Y' AND attribute.status IN ('FINISHED', 'FAILED')",
+      ).map((c) => [c.entity, c.key, c.comparator, c.value]),
+      [
+        ["metric", "my key", ">=", -1000],
+        ["param", "a b", "LIKE", "x%"],
+        ["tag", "c:d", "ILIKE", "%Y"],
+        ["attribute", "status", "IN", ["FINISHED", "FAILED"]],
+      ],
+    );
+    assert.deepEqual(parseFilter("attributes.run_id NOT IN ('a')")[0]!.comparator, "NOT IN");
+    assert.deepEqual(parseFilter("run_name = 'x'")[0]!.key, "run_name", "a bare name is an attribute");
+    assert.deepEqual(parseFilter("\"Run Name\" = 'x'")[0]!.key, "run_name");
+    assert.deepEqual(parseFilter("attributes.created > 5")[0]!.key, "start_time");
+    assert.deepEqual(parseFilter("  "), []);
+    assert.deepEqual(parseFilter(undefined), []);
+    assert.equal(parseFilter("tags.q = 'it''s'")[0]!.value, "it's", "a doubled quote is one quote");
+  });
+
+  it("refuses what MLflow refuses, as INVALID_PARAMETER_VALUE", () => {
+    for (const filter of [
+      "metrics.loss < 'a'", // a metric compares with numbers
+      "params.lr > '1'", // params compare as strings: = != LIKE ILIKE
+      "tags.t IN ('a')", // IN is for string attributes
+      "metrics.loss LIKE 'a'",
+      "attributes.start_time = 'x'",
+      "attributes.nope = 'x'",
+      "bogus.x = 'y'",
+      "metrics.loss < 1 OR metrics.loss > 2",
+      "metrics.loss <",
+      "params.lr = 'unterminated",
+      "params.lr = `backticks are names`",
+      "attributes.status IN 'a'",
+      "attributes.status IN ('a' 'b')",
+      "params.lr = 'a' AND",
+      "metrics. < 1",
+      "metrics.loss ~ 1",
+    ])
+      invalid(() => parseFilter(filter));
+    invalid(() => parseFilter("name = 'x' AND tags.a = 'b' AND creation_time > 'a'", EXPERIMENT_ATTRIBUTES));
+  });
+
+  it("compares numbers for = != > >= < <=, and a run without the value never matches", () => {
+    assert.equal(matches("metrics.m = 1", 1), true);
+    assert.equal(matches("metrics.m != 1", 2), true);
+    assert.equal(matches("metrics.m != 1", undefined), false);
+    assert.equal(matches("metrics.m > 1", 1), false);
+    assert.equal(matches("metrics.m >= 1", 1), true);
+    assert.equal(matches("metrics.m < 1", 0.5), true);
+    assert.equal(matches("metrics.m <= 1", 1.5), false);
+    assert.equal(matches("metrics.m < 1", Number.NaN), false, "NaN is not below anything");
+    assert.equal(matches("metrics.m > 1", Number.POSITIVE_INFINITY), true);
+  });
+
+  it("compares strings with = != LIKE ILIKE IN NOT IN", () => {
+    assert.equal(matches("params.p = 'a'", "a"), true);
+    assert.equal(matches("params.p = 'a'", "A"), false);
+    assert.equal(matches("params.p != 'a'", "b"), true);
+    assert.equal(matches("params.p LIKE 'a%c'", "abbc"), true);
+    assert.equal(matches("params.p LIKE 'a_c'", "abbc"), false);
+    assert.equal(matches("params.p LIKE 'A%'", "abc"), false, "LIKE is case-sensitive");
+    assert.equal(matches("params.p ILIKE 'A%'", "abc"), true);
+    assert.equal(matches("params.p LIKE '%.%'", "1x2"), false, "only % and _ are wildcards");
+    assert.equal(matches("attributes.status IN ('FINISHED', 'KILLED')", "KILLED"), true);
+    assert.equal(matches("attributes.status NOT IN ('FINISHED')", "RUNNING"), true);
+    assert.equal(matches("attributes.status NOT IN ('FINISHED')", "FINISHED"), false);
+    assert.equal(likePattern("a(b)[c]", false).test("a(b)[c]"), true, "regex characters are literal");
+  });
+
+  it("parses order_by with directions and quoted keys", () => {
+    assert.deepEqual(parseOrderBy(["metrics.loss ASC", "params.`a b` desc", "attributes.start_time", "run_name"]), [
+      { entity: "metric", key: "loss", ascending: true },
+      { entity: "param", key: "a b", ascending: false },
+      { entity: "attribute", key: "start_time", ascending: true },
+      { entity: "attribute", key: "run_name", ascending: true },
+    ]);
+    invalid(() => parseOrderBy(["metrics.loss UP"]));
+    invalid(() => parseOrderBy(["metrics.loss ASC DESC"]));
+  });
+
+  it("orders missing values last either way, NaN after numbers, then start time newest first and run ID", () => {
+    const terms = parseOrderBy(["metrics.m ASC"]);
+    const keys: SortValue[][] = [
+      [null, 5, "a"],
+      [Number.NaN, 5, "b"],
+      [2, 5, "c"],
+      [1, 5, "e"],
+      [1, 9, "f"],
+      [1, 5, "d"],
+    ];
+    const sorted = [...keys].sort((a, b) => compareKeys(a, b, terms)).map((k) => k[2]);
+    assert.deepEqual(sorted, ["f", "d", "e", "c", "b", "a"]);
+    const descending = [...keys].sort((a, b) => compareKeys(a, b, parseOrderBy(["metrics.m DESC"]))).map((k) => k[2]);
+    assert.deepEqual(descending, ["b", "c", "f", "d", "e", "a"], "missing stays last");
+  });
+
+  it("round-trips page tokens, non-finite values included, and refuses foreign ones", () => {
+    const key: SortValue[] = [Number.NaN, Number.NEGATIVE_INFINITY, "x", null, 5];
+    const decoded = decodePageToken(encodePageToken(key), 5)!;
+    assert.ok(Number.isNaN(decoded[0]));
+    assert.deepEqual(decoded.slice(1), [Number.NEGATIVE_INFINITY, "x", null, 5]);
+    assert.equal(decodePageToken(undefined, 2), undefined);
+    invalid(() => decodePageToken(encodePageToken([1]), 2));
+    invalid(() => decodePageToken("!!!", 2));
+    invalid(() => decodePageToken(Buffer.from("{}").toString("base64"), 2));
+  });
+});

@@ -1,0 +1,369 @@
+import { invalidParameter } from "./errors.js";
+
+/**
+ * MLflow's run search grammar (docs/api.md, "MLflow's REST API: search"): clauses
+ * `<entity>.<key> <comparator> <value>` joined by AND, where entity is metrics, params, tags or
+ * attributes (and MLflow's aliases); keys may be quoted with "", '' or backticks. Comparators per
+ * entity as MLflow allows them. Pure: parsing, matching, ordering and page tokens; no I/O.
+ */
+
+export type Entity = "metric" | "param" | "tag" | "attribute";
+export type Comparator = "=" | "!=" | ">" | ">=" | "<" | "<=" | "LIKE" | "ILIKE" | "IN" | "NOT IN";
+
+export interface Clause {
+  entity: Entity;
+  /** For attributes, the canonical name (run_id, run_name, status, user_id, start_time, end_time, artifact_uri). */
+  key: string;
+  comparator: Comparator;
+  /** A number for metrics and numeric attributes; a string, or strings for IN. */
+  value: number | string | string[];
+}
+
+export interface OrderTerm {
+  entity: Entity;
+  key: string;
+  ascending: boolean;
+}
+
+const ENTITY_ALIASES = new Map<string, Entity>([
+  ["metric", "metric"],
+  ["metrics", "metric"],
+  ["parameter", "param"],
+  ["parameters", "param"],
+  ["param", "param"],
+  ["params", "param"],
+  ["tag", "tag"],
+  ["tags", "tag"],
+  ["attribute", "attribute"],
+  ["attributes", "attribute"],
+  ["attr", "attribute"],
+  ["run", "attribute"],
+]);
+
+const ATTRIBUTE_ALIASES = new Map<string, string>([
+  ["run_id", "run_id"],
+  ["run_name", "run_name"],
+  ["run name", "run_name"],
+  ["Run name", "run_name"],
+  ["Run Name", "run_name"],
+  ["status", "status"],
+  ["user_id", "user_id"],
+  ["start_time", "start_time"],
+  ["created", "start_time"],
+  ["Created", "start_time"],
+  ["end_time", "end_time"],
+  ["artifact_uri", "artifact_uri"],
+]);
+
+export const NUMERIC_ATTRIBUTES: ReadonlySet<string> = new Set(["start_time", "end_time"]);
+
+/** Which attributes a search knows: runs' by default; experiment search passes its own. */
+export interface AttributeSet {
+  names: ReadonlyMap<string, string>;
+  numeric: ReadonlySet<string>;
+}
+
+export const RUN_ATTRIBUTES: AttributeSet = { names: ATTRIBUTE_ALIASES, numeric: NUMERIC_ATTRIBUTES };
+
+export const EXPERIMENT_ATTRIBUTES: AttributeSet = {
+  names: new Map([
+    ["name", "name"],
+    ["experiment_id", "experiment_id"],
+    ["creation_time", "creation_time"],
+    ["last_update_time", "last_update_time"],
+  ]),
+  numeric: new Set(["creation_time", "last_update_time"]),
+};
+
+const NUMERIC_COMPARATORS = new Set<Comparator>(["=", "!=", ">", ">=", "<", "<="]);
+const STRING_COMPARATORS = new Set<Comparator>(["=", "!=", "LIKE", "ILIKE"]);
+const STRING_ATTRIBUTE_COMPARATORS = new Set<Comparator>(["=", "!=", "LIKE", "ILIKE", "IN", "NOT IN"]);
+
+type Token =
+  | { kind: "word"; text: string }
+  | { kind: "string"; text: string; quote: string }
+  | { kind: "number"; value: number; text: string }
+  | { kind: "op"; text: string }
+  | { kind: "punct"; text: string };
+
+/** Splits a filter into tokens; throws INVALID_PARAMETER_VALUE on anything it cannot read. */
+function tokenize(input: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < input.length) {
+    const c = input[i]!;
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
+    if (c === "'" || c === '"' || c === "`") {
+      let j = i + 1;
+      let text = "";
+      while (j < input.length && input[j] !== c) {
+        // A doubled quote inside a quoted text is one quote character (SQL's escape).
+        text += input[j];
+        j++;
+        if (input[j] === c && input[j + 1] === c) {
+          text += c;
+          j += 2;
+        }
+      }
+      if (j >= input.length) throw invalidParameter(`Invalid filter '${input}': unterminated quoted text`);
+      tokens.push({ kind: "string", text, quote: c });
+      i = j + 1;
+      continue;
+    }
+    const op = /^(>=|<=|!=|<>|=|>|<)/.exec(input.slice(i));
+    if (op) {
+      tokens.push({ kind: "op", text: op[1] === "<>" ? "!=" : op[1]! });
+      i += op[1]!.length;
+      continue;
+    }
+    if (c === "(" || c === ")" || c === ",") {
+      tokens.push({ kind: "punct", text: c });
+      i++;
+      continue;
+    }
+    const number = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?(?![\w.])/.exec(input.slice(i));
+    if (number) {
+      tokens.push({ kind: "number", value: Number(number[0]), text: number[0] });
+      i += number[0].length;
+      continue;
+    }
+    const word = /^[\w.\-:/]+/.exec(input.slice(i));
+    if (word) {
+      tokens.push({ kind: "word", text: word[0] });
+      i += word[0].length;
+      continue;
+    }
+    throw invalidParameter(`Invalid filter '${input}': unexpected character '${c}'`);
+  }
+  return tokens;
+}
+
+/**
+ * An identifier: `entity.key`, the key bare or quoted right after the dot (`metrics."my key"`).
+ * Bare words with a dot arrive as one word token; a quoted key as word `entity.` plus a string.
+ */
+function readIdentifier(
+  tokens: Token[],
+  at: number,
+  source: string,
+  attributes: AttributeSet,
+): { entity: Entity; key: string; next: number } {
+  const first = tokens[at];
+  let entity: Entity | undefined;
+  let key: string;
+  let next = at + 1;
+  if (first?.kind === "string" && first.quote !== "'") {
+    // A quoted name alone is an attribute, as in MLflow (`"Run Name" = 'x'`).
+    entity = "attribute";
+    key = first.text;
+  } else if (first?.kind === "word") {
+    const dot = first.text.indexOf(".");
+    if (dot === -1) {
+      entity = "attribute";
+      key = first.text;
+    } else {
+      entity = ENTITY_ALIASES.get(first.text.slice(0, dot).toLowerCase());
+      if (!entity)
+        throw invalidParameter(
+          `Invalid entity type '${first.text.slice(0, dot)}' in '${source}': expected metrics, params, tags or attributes`,
+        );
+      key = first.text.slice(dot + 1);
+      if (key === "") {
+        const quoted = tokens[next];
+        if (quoted?.kind !== "string") throw invalidParameter(`Invalid identifier '${first.text}' in '${source}': the key is missing`);
+        key = quoted.text;
+        next++;
+      }
+    }
+  } else {
+    throw invalidParameter(`Invalid filter '${source}': expected an identifier like metrics.<key>`);
+  }
+  if (key === "") throw invalidParameter(`Invalid identifier in '${source}': empty key`);
+  if (entity === "attribute") {
+    const canonical = attributes.names.get(key);
+    if (!canonical)
+      throw invalidParameter(
+        `Invalid attribute key '${key}' specified. Valid keys are ${[...new Set(attributes.names.values())].join(", ")}`,
+      );
+    key = canonical;
+  }
+  return { entity, key, next };
+}
+
+/** Parses a whole filter string; an empty or blank filter is no clause. */
+export function parseFilter(filter: string | undefined, attributes: AttributeSet = RUN_ATTRIBUTES): Clause[] {
+  if (filter === undefined || filter.trim() === "") return [];
+  const tokens = tokenize(filter);
+  const clauses: Clause[] = [];
+  let i = 0;
+  for (;;) {
+    const { entity, key, next } = readIdentifier(tokens, i, filter, attributes);
+    i = next;
+    const comparator = readComparator(tokens, i, filter);
+    i += comparator.length;
+    const numeric = entity === "metric" || (entity === "attribute" && attributes.numeric.has(key));
+    const allowed = numeric ? NUMERIC_COMPARATORS : entity === "attribute" ? STRING_ATTRIBUTE_COMPARATORS : STRING_COMPARATORS;
+    if (!allowed.has(comparator.op))
+      throw invalidParameter(
+        `Invalid comparator '${comparator.op}' for ${entity} '${key}' in '${filter}'. Only ${[...allowed].join(", ")} are allowed`,
+      );
+    let value: Clause["value"];
+    if (comparator.op === "IN" || comparator.op === "NOT IN") {
+      ({ value, next: i } = readList(tokens, i, filter));
+    } else {
+      const token = tokens[i++];
+      if (numeric) {
+        if (token?.kind !== "number") throw invalidParameter(`Expected a numeric value for ${entity} '${key}' in '${filter}'`);
+        value = token.value;
+      } else {
+        if (token?.kind !== "string" || token.quote === "`")
+          throw invalidParameter(`Expected a quoted string value for ${entity} '${key}' in '${filter}'`);
+        value = token.text;
+      }
+    }
+    clauses.push({ entity, key, comparator: comparator.op, value });
+    if (i >= tokens.length) return clauses;
+    const and = tokens[i];
+    if (and?.kind !== "word" || and.text.toUpperCase() !== "AND")
+      throw invalidParameter(`Invalid filter '${filter}': clauses must be joined by AND (OR is not supported)`);
+    i++;
+  }
+}
+
+function readComparator(tokens: Token[], at: number, source: string): { op: Comparator; length: number } {
+  const token = tokens[at];
+  if (token?.kind === "op") return { op: token.text as Comparator, length: 1 };
+  if (token?.kind === "word") {
+    const word = token.text.toUpperCase();
+    if (word === "LIKE" || word === "ILIKE" || word === "IN") return { op: word, length: 1 };
+    if (word === "NOT" && tokens[at + 1]?.kind === "word" && (tokens[at + 1] as { text: string }).text.toUpperCase() === "IN")
+      return { op: "NOT IN", length: 2 };
+  }
+  throw invalidParameter(`Invalid filter '${source}': expected a comparator (=, !=, >, >=, <, <=, LIKE, ILIKE, IN, NOT IN)`);
+}
+
+function readList(tokens: Token[], at: number, source: string): { value: string[]; next: number } {
+  if (tokens[at]?.kind !== "punct" || (tokens[at] as { text: string }).text !== "(")
+    throw invalidParameter(`Invalid filter '${source}': IN expects a list like ('a', 'b')`);
+  const values: string[] = [];
+  let i = at + 1;
+  for (;;) {
+    const token = tokens[i++];
+    if (token?.kind !== "string" || token.quote === "`") throw invalidParameter(`Invalid filter '${source}': IN lists hold quoted strings`);
+    values.push(token.text);
+    const sep = tokens[i++];
+    if (sep?.kind === "punct" && sep.text === ")") return { value: values, next: i };
+    if (sep?.kind !== "punct" || sep.text !== ",") throw invalidParameter(`Invalid filter '${source}': IN lists are separated by commas`);
+  }
+}
+
+/** SQL LIKE as a regular expression: % any text, _ one character, everything else literal. */
+export function likePattern(pattern: string, caseInsensitive: boolean): RegExp {
+  let source = "";
+  for (const ch of pattern) source += ch === "%" ? ".*" : ch === "_" ? "." : ch.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  return new RegExp(`^${source}$`, caseInsensitive ? "isu" : "su");
+}
+
+/** A compiled clause: true when a run's value (undefined when it has none) matches. A run without the value never matches. */
+export function compileClause(clause: Clause): (value: number | string | undefined) => boolean {
+  const { comparator, value } = clause;
+  if (comparator === "LIKE" || comparator === "ILIKE") {
+    const regex = likePattern(value as string, comparator === "ILIKE");
+    return (v) => typeof v === "string" && regex.test(v);
+  }
+  if (comparator === "IN" || comparator === "NOT IN") {
+    const set = new Set(value as string[]);
+    const want = comparator === "IN";
+    return (v) => v !== undefined && set.has(String(v)) === want;
+  }
+  const target = value as number | string;
+  switch (comparator) {
+    case "=":
+      return (v) => v !== undefined && v === target;
+    case "!=":
+      return (v) => v !== undefined && v !== target;
+    case ">":
+      return (v) => v !== undefined && v > target;
+    case ">=":
+      return (v) => v !== undefined && v >= target;
+    case "<":
+      return (v) => v !== undefined && v < target;
+    default:
+      return (v) => v !== undefined && v <= target;
+  }
+}
+
+/** Parses MLflow's order_by clauses (`metrics.loss ASC`, `attributes.start_time DESC`, quoted keys allowed). */
+export function parseOrderBy(orderBy: readonly string[], attributes: AttributeSet = RUN_ATTRIBUTES): OrderTerm[] {
+  return orderBy.map((text) => {
+    const tokens = tokenize(text);
+    const { entity, key, next } = readIdentifier(tokens, 0, text, attributes);
+    let ascending = true;
+    if (next < tokens.length) {
+      const direction = tokens[next];
+      const word = direction?.kind === "word" ? direction.text.toUpperCase() : "";
+      if ((word !== "ASC" && word !== "DESC") || next + 1 < tokens.length)
+        throw invalidParameter(`Invalid order_by clause '${text}'. Could not be parsed.`);
+      ascending = word === "ASC";
+    }
+    return { entity, key, ascending };
+  });
+}
+
+/** One value of a run's sort key: missing values sort last whatever the direction, NaN after every number. */
+export type SortValue = number | string | null;
+
+/** Compares two values of one order term; `null` (missing) is always last. */
+export function compareSortValues(a: SortValue, b: SortValue, ascending: boolean): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
+  let c: number;
+  if (typeof a === "number" && typeof b === "number") {
+    const an = Number.isNaN(a);
+    const bn = Number.isNaN(b);
+    c = an || bn ? (an === bn ? 0 : an ? 1 : -1) : a < b ? -1 : a > b ? 1 : 0;
+  } else {
+    const as = String(a);
+    const bs = String(b);
+    c = as < bs ? -1 : as > bs ? 1 : 0;
+  }
+  return ascending ? c : -c;
+}
+
+/**
+ * The full order of a search: the requested terms, then start time (newest first) and run ID, so
+ * every run has one place and paging by the last run's key never repeats or skips a run.
+ */
+export function compareKeys(a: readonly SortValue[], b: readonly SortValue[], terms: readonly OrderTerm[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const ascending = i < terms.length ? terms[i]!.ascending : i !== terms.length;
+    const c = compareSortValues(a[i]!, b[i]!, ascending);
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+/** A page token: the sort key of the last run of the page (base64 of JSON; NaN travels as a string mark). */
+export function encodePageToken(key: readonly SortValue[]): string {
+  const json = key.map((v) => (typeof v === "number" && !Number.isFinite(v) ? { n: String(v) } : v));
+  return Buffer.from(JSON.stringify({ after: json })).toString("base64");
+}
+
+export function decodePageToken(token: string | undefined, length: number): SortValue[] | undefined {
+  if (token === undefined || token === "") return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(token, "base64").toString("utf8"));
+  } catch {
+    throw invalidParameter("Invalid page token, could not base64-decode");
+  }
+  const after = (parsed as { after?: unknown } | null)?.after;
+  if (!Array.isArray(after) || after.length !== length) throw invalidParameter("Invalid page token: it does not belong to this search");
+  return after.map((v: unknown) => {
+    if (v === null || typeof v === "number" || typeof v === "string") return v;
+    if (typeof v === "object" && typeof (v as { n?: unknown }).n === "string") return Number((v as { n: string }).n);
+    throw invalidParameter("Invalid page token");
+  });
+}

@@ -1,0 +1,58 @@
+import { DomainError, invalidInput } from "./errors.js";
+import { deepMerge, type Json } from "./merge.js";
+
+/** A run's tags keep the first occurrence of each tag, in the order given. */
+export function uniqueTags(tags: string[]): string[] {
+  return [...new Set(tags)];
+}
+
+/** Empty notes are no notes: both clear them. */
+export function normalizeNotes(notes: string | null): string | null {
+  return notes === "" ? null : notes;
+}
+
+/** What a fork reads of its parent. */
+export interface ForkParent {
+  id: number;
+  projectId: number;
+  config: Json | null;
+  tags: string[];
+  forkStep: number | null;
+}
+
+export interface ForkRequest {
+  runId: number;
+  step: number;
+  inheritConfig: boolean;
+  inheritTags: boolean;
+}
+
+/**
+ * The highest step a child may fork at: the parent's own last logged step, or the step it inherits
+ * up to when it is itself a fork. A run without any points can be forked at step 0 only.
+ */
+export function forkLastStep(parent: Pick<ForkParent, "forkStep">, ownLastStep: number | null): number {
+  return Math.max(ownLastStep ?? 0, parent.forkStep ?? 0);
+}
+
+/**
+ * Checks a fork against its parent (which must exist in the child's project) and returns the
+ * child's config and tags: the parent's deep-merged under the child's when asked to inherit.
+ * Throws RUN_NOT_FOUND or INVALID_INPUT; the caller writes nothing then.
+ */
+export function forkedAttributes(
+  fork: ForkRequest,
+  parent: ForkParent | undefined,
+  parentOwnLastStep: number | null,
+  child: { projectId: number; projectName: string; config: Json | null; tags: string[] },
+): { config: Json | null; tags: string[] } {
+  if (!parent || parent.projectId !== child.projectId) {
+    throw new DomainError("RUN_NOT_FOUND", `forkRunId: run '${fork.runId}' not found in project '${child.projectName}'`);
+  }
+  const lastStep = forkLastStep(parent, parentOwnLastStep);
+  if (fork.step > lastStep) throw invalidInput(`forkStep: ${fork.step} is past the last step of run ${parent.id} (${lastStep})`);
+  return {
+    config: fork.inheritConfig && parent.config !== null ? deepMerge(parent.config, child.config ?? {}) : child.config,
+    tags: fork.inheritTags ? uniqueTags([...parent.tags, ...child.tags]) : child.tags,
+  };
+}

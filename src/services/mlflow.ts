@@ -1,0 +1,200 @@
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import { doesNotExist, invalidParameter } from "../domain/mlflow/errors.js";
+import { isMlflowRunId, parseExperimentId } from "../domain/mlflow/ids.js";
+import { artifactUri, LIMITS, paramsOf, toMlflowStatus, USER_TAG } from "../domain/mlflow/model.js";
+import {
+  compareKeys,
+  compileClause,
+  decodePageToken,
+  encodePageToken,
+  parseFilter,
+  parseOrderBy,
+  type Clause,
+  type OrderTerm,
+  type SortValue,
+} from "../domain/mlflow/search.js";
+import { isTerminal } from "../domain/status.js";
+import type { MlflowCandidate, Project, Run, Store } from "../store/store.js";
+
+/** Workflows of MLflow's protocol over the store (docs/api.md, "MLflow's REST API"). */
+
+export async function findExperiment(store: Store, orgId: string, experimentId: unknown): Promise<Project> {
+  if (typeof experimentId !== "string" || experimentId === "")
+    throw invalidParameter("Missing value for required parameter 'experiment_id'");
+  const id = parseExperimentId(experimentId);
+  const project = id === undefined ? undefined : await store.getProject(orgId, id);
+  if (!project) throw doesNotExist(`No Experiment with id=${experimentId} exists`);
+  return project;
+}
+
+export async function findRun(store: Store, orgId: string, runId: unknown): Promise<Run> {
+  if (typeof runId !== "string" || runId === "") throw invalidParameter("Missing value for required parameter 'run_id'");
+  const run = isMlflowRunId(runId) ? await store.getRunByMlflowId(orgId, runId) : undefined;
+  if (!run) throw doesNotExist(`Run with id=${runId} not found`);
+  return run;
+}
+
+/** Runs that MLflow's client may change: a deleted run is read-only (MLflow's INVALID_PARAMETER_VALUE). */
+export function checkActive(run: Run): void {
+  if (run.deletedAt !== null) throw invalidParameter(`The run ${run.mlflowId} must be in the 'active' state. Current state is deleted.`);
+}
+
+export interface LatestMetric {
+  key: string;
+  value: number;
+  step: number;
+  timestamp?: number;
+}
+
+/**
+ * The latest value of each metric of a run, as MLflow defines it (the point at the highest step).
+ * From the summaries; the point itself is read only when the last point is not finite (the summary
+ * keeps the last finite value) or when timestamps are asked for.
+ */
+export async function latestMetrics(store: Store, orgId: string, run: Run, withTimestamps: boolean): Promise<LatestMetric[]> {
+  const out: LatestMetric[] = [];
+  for (const summary of await store.listMetricSummaries(orgId, run.id)) {
+    if (summary.lastStep === null) continue;
+    if (!withTimestamps && summary.lastValueStep === summary.lastStep && summary.lastValue !== null) {
+      out.push({ key: summary.logName, value: summary.lastValue, step: summary.lastStep });
+      continue;
+    }
+    const [point] = await store.readMetricPoints(orgId, run.id, summary.logName, summary.lastStep, summary.lastStep, 1);
+    if (point) out.push({ key: summary.logName, value: point.value, step: point.step, timestamp: point.time });
+  }
+  return out;
+}
+
+export type ViewType = "ACTIVE_ONLY" | "DELETED_ONLY" | "ALL";
+
+export interface SearchRequest {
+  experimentIds: string[];
+  filter?: string;
+  orderBy: string[];
+  maxResults: number;
+  pageToken?: string;
+  viewType: ViewType;
+}
+
+interface Scored {
+  candidate: MlflowCandidate;
+  projectId: number;
+  key: SortValue[];
+}
+
+/**
+ * MLflow's run search: the filter and order are parsed first (an invalid one is
+ * INVALID_PARAMETER_VALUE before any read), then each experiment's runs are read in one query,
+ * metric values one query per metric the filter or order names, and the runs matched, ordered by
+ * the full key (compareKeys) and paged after the token's key.
+ */
+export async function searchRuns(store: Store, orgId: string, request: SearchRequest): Promise<{ runs: Run[]; nextPageToken?: string }> {
+  const clauses = parseFilter(request.filter);
+  const terms = parseOrderBy(request.orderBy);
+  if (!Number.isSafeInteger(request.maxResults) || request.maxResults < 1 || request.maxResults > LIMITS.maxResults)
+    throw invalidParameter(`Invalid value ${request.maxResults} for parameter 'max_results': it must be at most ${LIMITS.maxResults}`);
+  const after = decodePageToken(request.pageToken, terms.length + 2);
+  const projects: Project[] = [];
+  for (const id of request.experimentIds) projects.push(await findExperiment(store, orgId, id));
+
+  const matched: Scored[] = [];
+  const compiled = clauses.map((clause) => ({ clause, test: compileClause(clause) }));
+  for (const project of projects) {
+    const candidates = await store.listMlflowCandidates(orgId, project.id);
+    const metricNames = new Set([
+      ...clauses.filter((c) => c.entity === "metric").map((c) => c.key),
+      ...terms.filter((t) => t.entity === "metric").map((t) => t.key),
+    ]);
+    const metrics = new Map<string, Map<number, number>>();
+    for (const name of metricNames) metrics.set(name, await latestValues(store, orgId, project.id, name));
+    const reader = valueReader(project.id, metrics);
+    for (const candidate of candidates) {
+      if (!viewTypeMatches(candidate, request.viewType)) continue;
+      const values = reader(candidate);
+      if (!compiled.every(({ clause, test }) => test(values(clause.entity, clause.key)))) continue;
+      const key: SortValue[] = terms.map((term) => values(term.entity, term.key) ?? null);
+      key.push(candidate.createdAt, candidate.mlflowId);
+      matched.push({ candidate, projectId: project.id, key });
+    }
+    await yieldToEventLoop();
+  }
+  matched.sort((a, b) => compareKeys(a.key, b.key, terms));
+  let start = 0;
+  if (after) {
+    start = matched.length;
+    for (let i = 0; i < matched.length; i++)
+      if (compareKeys(matched[i]!.key, after, terms) > 0) {
+        start = i;
+        break;
+      }
+  }
+  const page = matched.slice(start, start + request.maxResults);
+  const runs = await store.getRuns(
+    orgId,
+    page.map((m) => m.candidate.id),
+  );
+  const more = start + request.maxResults < matched.length;
+  return { runs, nextPageToken: more ? encodePageToken(page.at(-1)!.key) : undefined };
+}
+
+function viewTypeMatches(candidate: MlflowCandidate, viewType: ViewType): boolean {
+  if (viewType === "ALL") return true;
+  return (candidate.deletedAt === null) === (viewType === "ACTIVE_ONLY");
+}
+
+/** Latest value of one metric per run of the project: the last finite value, or the non-finite point when the last one is. */
+async function latestValues(store: Store, orgId: string, projectId: number, name: string): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (const { runId, summary } of await store.listRunMetricSummaries(orgId, projectId, name)) {
+    if (summary.lastStep === null) continue;
+    if (summary.lastValueStep === summary.lastStep && summary.lastValue !== null) out.set(runId, summary.lastValue);
+    else {
+      const [point] = await store.readMetricPoints(orgId, runId, name, summary.lastStep, summary.lastStep, 1);
+      if (point) out.set(runId, point.value);
+    }
+  }
+  return out;
+}
+
+/** How a clause or order term reads a run's value: undefined when the run has none. */
+function valueReader(projectId: number, metrics: Map<string, Map<number, number>>) {
+  return (candidate: MlflowCandidate) => {
+    let params: Map<string, string> | undefined;
+    let tags: Map<string, string> | undefined;
+    return (entity: Clause["entity"] | OrderTerm["entity"], key: string): number | string | undefined => {
+      switch (entity) {
+        case "metric":
+          return metrics.get(key)?.get(candidate.id);
+        case "param":
+          params ??= paramsOf(candidate.config);
+          return params.get(key);
+        case "tag":
+          tags ??= new Map(candidate.mlflowTags);
+          return tags.get(key);
+        default:
+          return attributeOf(candidate, projectId, key);
+      }
+    };
+  };
+}
+
+function attributeOf(candidate: MlflowCandidate, projectId: number, key: string): number | string | undefined {
+  switch (key) {
+    case "run_id":
+      return candidate.mlflowId;
+    case "run_name":
+      return candidate.name;
+    case "status":
+      return toMlflowStatus(candidate.status);
+    case "user_id":
+      return new Map(candidate.mlflowTags).get(USER_TAG) ?? "";
+    case "start_time":
+      return candidate.createdAt;
+    case "end_time":
+      return isTerminal(candidate.status) && candidate.statusUpdated !== null ? candidate.statusUpdated : undefined;
+    case "artifact_uri":
+      return artifactUri(projectId, candidate.mlflowId);
+    default:
+      return undefined;
+  }
+}

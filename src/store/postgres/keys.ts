@@ -1,0 +1,51 @@
+import { randomUUID } from "node:crypto";
+import { DomainError } from "../../domain/errors.js";
+import { API_KEY_COLUMNS, toApiKey, type ApiKeyRow } from "../rows.js";
+import type { ApiKeyRecord, NewApiKey } from "../store.js";
+import { row, rows, run, type Sql } from "./db.js";
+import { UNIQUE_VIOLATION } from "./organizations.js";
+
+export async function createApiKey(sql: Sql, key: NewApiKey): Promise<ApiKeyRecord> {
+  const id = randomUUID();
+  try {
+    await run(
+      sql,
+      `INSERT INTO api_keys (id, org_id, user_id, name, key_hash, display_prefix, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [id, key.orgId, key.userId, key.name, key.keyHash, key.displayPrefix, key.createdAt, key.expiresAt],
+    );
+  } catch (error) {
+    if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw new DomainError("CONFLICT", "API key already exists");
+    throw error;
+  }
+  // Built field by field: the hash stays in the database and never travels with the record.
+  const { orgId, userId, name, displayPrefix, createdAt, expiresAt } = key;
+  return { id, orgId, userId, name, displayPrefix, createdAt, expiresAt, revokedAt: null };
+}
+
+export async function getApiKeyByHash(sql: Sql, keyHash: string): Promise<(ApiKeyRecord & { orgSlug: string }) | undefined> {
+  const found = await row<ApiKeyRow & { slug: string }>(
+    sql,
+    `SELECT k.id, k.org_id, k.user_id, k.name, k.display_prefix, k.created_at, k.expires_at, k.revoked_at, o.slug
+     FROM api_keys k JOIN organizations o ON o.id = k.org_id WHERE k.key_hash = $1`,
+    [keyHash],
+  );
+  return found && { ...toApiKey(found), orgSlug: found.slug };
+}
+
+export async function getApiKey(sql: Sql, keyId: string): Promise<ApiKeyRecord | undefined> {
+  const found = await row<ApiKeyRow>(sql, `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = $1`, [keyId]);
+  return found && toApiKey(found);
+}
+
+export async function listApiKeys(sql: Sql, orgId: string): Promise<ApiKeyRecord[]> {
+  return (await rows<ApiKeyRow>(sql, `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE org_id = $1 ORDER BY created_at, id`, [orgId])).map(
+    toApiKey,
+  );
+}
+
+/** One statement: the first revocation time stays, whoever revokes at the same moment. */
+export async function revokeApiKey(sql: Sql, keyId: string, now: number): Promise<ApiKeyRecord | undefined> {
+  await run(sql, "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL", [now, keyId]);
+  return getApiKey(sql, keyId);
+}

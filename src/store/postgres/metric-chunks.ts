@@ -1,0 +1,181 @@
+import type { MetricSummaryState } from "../../domain/summaries.js";
+import {
+  aggregateChunk,
+  aggregateValues,
+  CHUNK_AGGREGATE_COLUMNS,
+  decodeChunk,
+  encodeChunk,
+  MAX_CHUNK_POINTS,
+  viewChunk,
+  type ChunkView,
+  type PointColumns,
+} from "../metric-chunks.js";
+import {
+  CHUNK_BLOCK,
+  CHUNK_META,
+  CHUNK_SUMMARY,
+  summarizeChunkRows,
+  type ChunkBlockRow,
+  type ChunkMeta,
+  type ChunkSummaryRow,
+} from "../metric-series.js";
+import { arrays, row, rows, run, type Sql } from "./db.js";
+
+const CHUNK_COLUMNS = ["metric_id", "start_step", "end_step", "point_count", ...CHUNK_AGGREGATE_COLUMNS, "points"];
+
+/**
+ * Chunk rows per INSERT: 64 × 19 parameters. Multi-row INSERT is the fastest way `pg` writes chunk
+ * rows (docs/decisions.md, "PostgreSQL driver"); one batch of ingest writes ~100-150 rows, so at
+ * 16 per statement it took 7-10 round trips, at 64 two or three.
+ */
+const CHUNKS_PER_INSERT = 64;
+
+const insertText = new Map<number, string>();
+/** The multi-row INSERT of n chunk rows (one text per n ≤ CHUNKS_PER_INSERT, so each is prepared once per connection). */
+function insertChunksSql(n: number): string {
+  let text = insertText.get(n);
+  if (!text) {
+    const tuples = Array.from(
+      { length: n },
+      (_, r) => `(${CHUNK_COLUMNS.map((_, c) => `$${r * CHUNK_COLUMNS.length + c + 1}`).join(", ")})`,
+    );
+    text = `INSERT INTO metric_chunks (${CHUNK_COLUMNS.join(", ")}) VALUES ${tuples.join(", ")}`;
+    insertText.set(n, text);
+  }
+  return text;
+}
+
+/**
+ * Writes each metric's columns as chunks of at most MAX_CHUNK_POINTS points, each with its
+ * aggregates, all in multi-row INSERTs of up to CHUNKS_PER_INSERT rows.
+ */
+export async function insertChunks(sql: Sql, writes: { metricId: number; columns: PointColumns }[]): Promise<void> {
+  let batch: unknown[] = [];
+  let count = 0;
+  const flush = async () => {
+    if (count > 0) await run(sql, insertChunksSql(count), batch);
+    batch = [];
+    count = 0;
+  };
+  for (const { metricId, columns } of writes) {
+    for (let from = 0; from < columns.steps.length; from += MAX_CHUNK_POINTS) {
+      const to = Math.min(from + MAX_CHUNK_POINTS, columns.steps.length);
+      batch.push(
+        metricId,
+        columns.steps[from]!,
+        columns.steps[to - 1]!,
+        to - from,
+        ...aggregateValues(aggregateChunk(columns, from, to)),
+        encodeChunk(columns, from, to),
+      );
+      if (++count === CHUNKS_PER_INSERT) await flush();
+    }
+  }
+  await flush();
+}
+
+export async function deleteChunks(sql: Sql, chunkIds: number[]): Promise<void> {
+  if (chunkIds.length > 0) await run(sql, "DELETE FROM metric_chunks WHERE id = ANY($1::bigint[])", [chunkIds]);
+}
+
+/** The points of chunks by ID, in one query. */
+export async function loadChunks(sql: Sql, chunks: Pick<ChunkMeta, "id" | "point_count">[]): Promise<PointColumns[]> {
+  if (chunks.length === 0) return [];
+  const found = await rows<{ id: number; points: Buffer }>(sql, "SELECT id, points FROM metric_chunks WHERE id = ANY($1::bigint[])", [
+    chunks.map((chunk) => chunk.id),
+  ]);
+  const blobs = new Map(found.map((r) => [r.id, r.points]));
+  return chunks.map((chunk) => decodeChunk(blobs.get(chunk.id)!, chunk.point_count));
+}
+
+/** Views of the points of chunks by ID, in one query (sampling reads a few points of many chunks). */
+export async function loadChunkViews(sql: Sql, chunks: Pick<ChunkMeta, "id" | "point_count">[]): Promise<Map<number, ChunkView>> {
+  const views = new Map<number, ChunkView>();
+  if (chunks.length === 0) return views;
+  const counts = new Map(chunks.map((chunk) => [chunk.id, chunk.point_count]));
+  const found = await rows<{ id: number; points: Buffer }>(sql, "SELECT id, points FROM metric_chunks WHERE id = ANY($1::bigint[])", [
+    [...counts.keys()],
+  ]);
+  for (const r of found) views.set(r.id, viewChunk(r.points, counts.get(r.id)!));
+  return views;
+}
+
+/** The chunks of a metric that hold any step in [from, to], ascending. */
+export function chunksOverlapping(sql: Sql, metricId: number, from: number, to: number): Promise<ChunkMeta[]> {
+  return rows<ChunkMeta>(
+    sql,
+    `SELECT ${CHUNK_META} FROM metric_chunks WHERE metric_id = $1 AND end_step >= $2 AND start_step <= $3 ORDER BY end_step`,
+    [metricId, from, to],
+  );
+}
+
+/**
+ * The last chunk of each metric that has one, in one query (an index probe per metric), with its
+ * points when it holds fewer than `withPointsBelow` (a chunk an append may extend).
+ */
+export async function lastChunks(
+  sql: Sql,
+  metricIds: number[],
+  withPointsBelow: number,
+): Promise<Map<number, ChunkMeta & { points: Buffer | null }>> {
+  const found = new Map<number, ChunkMeta & { points: Buffer | null }>();
+  if (metricIds.length === 0) return found;
+  const last = await rows<ChunkMeta & { metric_id: number; points: Buffer | null }>(
+    sql,
+    `SELECT m.id AS metric_id, c.id, c.start_step, c.end_step, c.point_count, CASE WHEN c.point_count < $2 THEN c.points END AS points
+     FROM unnest($1::bigint[]) AS m(id)
+     CROSS JOIN LATERAL (SELECT ${CHUNK_META}, points FROM metric_chunks WHERE metric_id = m.id ORDER BY end_step DESC LIMIT 1) AS c`,
+    [metricIds, withPointsBelow],
+  );
+  for (const { metric_id, ...chunk } of last) found.set(metric_id, chunk);
+  return found;
+}
+
+/** The chunk holding `step`, else the first chunk after it. */
+export function chunkAtOrAfter(sql: Sql, metricId: number, step: number): Promise<ChunkMeta | undefined> {
+  return row<ChunkMeta>(sql, `SELECT ${CHUNK_META} FROM metric_chunks WHERE metric_id = $1 AND end_step >= $2 ORDER BY end_step LIMIT 1`, [
+    metricId,
+    step,
+  ]);
+}
+
+/** The chunk holding `step`, else the last chunk before it. */
+export async function chunkAtOrBefore(sql: Sql, metricId: number, step: number): Promise<ChunkMeta | undefined> {
+  const atOrAfter = await chunkAtOrAfter(sql, metricId, step);
+  if (atOrAfter && atOrAfter.start_step <= step) return atOrAfter;
+  return row<ChunkMeta>(
+    sql,
+    `SELECT ${CHUNK_META} FROM metric_chunks WHERE metric_id = $1 AND end_step < $2 ORDER BY end_step DESC LIMIT 1`,
+    [metricId, step],
+  );
+}
+
+/**
+ * The chunks of a metric that hold any step in [from, to], ascending. The index range ends at `to`;
+ * the one chunk that may start inside and end past it is looked up separately, so a window early in
+ * a long series does not scan the chunks after it.
+ */
+export async function chunkBlocksOverlapping(sql: Sql, metricId: number, from: number, to: number): Promise<ChunkBlockRow[]> {
+  const found = await arrays<ChunkBlockRow>(
+    sql,
+    `SELECT ${CHUNK_BLOCK} FROM metric_chunks WHERE metric_id = $1 AND end_step >= $2 AND end_step <= $3 ORDER BY end_step`,
+    [metricId, from, to],
+  );
+  const [straddling] = await arrays<ChunkBlockRow>(
+    sql,
+    `SELECT ${CHUNK_BLOCK} FROM metric_chunks WHERE metric_id = $1 AND end_step > $2 ORDER BY end_step LIMIT 1`,
+    [metricId, to],
+  );
+  if (straddling && straddling[1] <= to) found.push(straddling);
+  return found;
+}
+
+/** The summary of the chunks lying wholly inside [from, to], from chunk rows alone. */
+export async function summarizeChunksInside(sql: Sql, metricId: number, from: number, to: number): Promise<MetricSummaryState> {
+  const found = await arrays<ChunkSummaryRow>(
+    sql,
+    `SELECT ${CHUNK_SUMMARY} FROM metric_chunks WHERE metric_id = $1 AND end_step <= $2 AND start_step >= $3 ORDER BY end_step`,
+    [metricId, to, from],
+  );
+  return summarizeChunkRows(found);
+}

@@ -1,0 +1,196 @@
+import {
+  ALL_STEPS,
+  lineageSegments,
+  MAX_LINEAGE_DEPTH,
+  type LineageLink,
+  type Segment,
+  type StoredMetricRef,
+} from "../../domain/lineage.js";
+import { logGroupOf } from "../../domain/log-names.js";
+import type { Point, SampledPoint } from "../../domain/sampling.js";
+import type { MetricSummaryState } from "../../domain/summaries.js";
+import { combineSegmentSummaries, searchNames } from "../metric-series.js";
+import { METRIC_COLUMNS, METRIC_COLUMNS_OF_M, toSummaryState, type MetricRow } from "../rows.js";
+import type { MetricNameQuery, MetricSummary, RunMetricSummary } from "../store.js";
+import { arrays, row, rows, type Sql } from "./db.js";
+import { readSegments, sampleSegments, summarizePiece } from "./metric-series.js";
+
+/** The run, then its parent, grandparent, ... (all in one organization by construction), in one query. */
+function lineage(sql: Sql, orgId: string, runId: number): Promise<LineageLink[]> {
+  return rows<LineageLink>(
+    sql,
+    `WITH RECURSIVE chain AS (
+       SELECT id, forked_from_run_id, fork_step, 1 AS depth FROM runs WHERE org_id = $1 AND id = $2
+       UNION ALL
+       SELECT r.id, r.forked_from_run_id, r.fork_step, c.depth + 1 FROM runs r JOIN chain c ON r.id = c.forked_from_run_id
+       WHERE r.org_id = $1 AND c.depth < $3)
+     SELECT id, forked_from_run_id AS "forkedFromRunId", fork_step AS "forkStep" FROM chain ORDER BY depth`,
+    [orgId, runId, MAX_LINEAGE_DEPTH],
+  );
+}
+
+/** The segments of a metric's series for a run's lineage chain (domain/lineage.ts). */
+async function segmentsFor(sql: Sql, chain: LineageLink[], logName: string): Promise<Segment[]> {
+  const found = await rows<StoredMetricRef & { runId: number }>(
+    sql,
+    `SELECT run_id AS "runId", id, first_step AS "firstStep" FROM metrics WHERE run_id = ANY($1::bigint[]) AND log_name = $2`,
+    [chain.map((link) => link.id), logName],
+  );
+  const byRun = new Map(found.map((metric) => [metric.runId, metric]));
+  return lineageSegments(chain, (runId) => byRun.get(runId));
+}
+
+async function summarizeSegments(sql: Sql, segments: Segment[], ownRow?: MetricRow): Promise<MetricSummaryState | undefined> {
+  const parts: MetricSummaryState[] = [];
+  for (const segment of segments) {
+    parts.push(
+      segment.maxStep === ALL_STEPS && ownRow?.id === segment.metricId
+        ? toSummaryState(ownRow)
+        : await summarizePiece(sql, segment.metricId, 0, segment.maxStep),
+    );
+  }
+  return combineSegmentSummaries(parts);
+}
+
+function withNames(logName: string, summary: MetricSummaryState, logGroup: string): MetricSummary {
+  return { logName, logGroup, ...summary };
+}
+
+/** Summaries of every metric of the run, inherited points included, by name. */
+export async function listMetricSummaries(
+  sql: Sql,
+  orgId: string,
+  runId: number,
+  filter: { logName?: string; logGroup?: string },
+): Promise<MetricSummary[]> {
+  const chain = await lineage(sql, orgId, runId);
+  if (chain.length === 0) return [];
+  const own = await rows<MetricRow>(
+    sql,
+    `SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = $1 AND ($2::text IS NULL OR log_name = $2) AND ($3::text IS NULL OR log_group = $3)
+     ORDER BY log_name`,
+    [runId, filter.logName ?? null, filter.logGroup ?? null],
+  );
+  if (chain.length === 1) return own.map((row) => withNames(row.log_name, toSummaryState(row), row.log_group));
+
+  const byName = new Map(own.map((row) => [row.log_name, row]));
+  const inherited = await rows<{ log_name: string }>(
+    sql,
+    `SELECT DISTINCT log_name FROM metrics WHERE run_id = ANY($1::bigint[]) AND ($2::text IS NULL OR log_name = $2)
+     AND ($3::text IS NULL OR log_group = $3)`,
+    [chain.slice(1).map((link) => link.id), filter.logName ?? null, filter.logGroup ?? null],
+  );
+  const names = new Set([...byName.keys(), ...inherited.map((row) => row.log_name)]);
+  const out: MetricSummary[] = [];
+  for (const name of [...names].sort()) {
+    const summary = await summarizeSegments(sql, await segmentsFor(sql, chain, name), byName.get(name));
+    if (summary) out.push(withNames(name, summary, byName.get(name)?.log_group ?? logGroupOf(name)));
+  }
+  return out;
+}
+
+/** Every point of a metric within [from, to], inherited ones included, ascending by step. */
+export async function readMetricPoints(
+  sql: Sql,
+  orgId: string,
+  runId: number,
+  logName: string,
+  from: number,
+  to: number,
+  limit?: number,
+): Promise<Point[]> {
+  return readSegments(sql, await segmentsFor(sql, await lineage(sql, orgId, runId), logName), from, to, limit);
+}
+
+/** The deterministic sample of domain/sampling.ts over a metric's stored (and inherited) points. */
+export async function sampleMetricPoints(
+  sql: Sql,
+  orgId: string,
+  runId: number,
+  logName: string,
+  from: number,
+  to: number,
+  limit: number,
+): Promise<SampledPoint[]> {
+  return sampleSegments(sql, await segmentsFor(sql, await lineage(sql, orgId, runId), logName), from, to, limit);
+}
+
+/**
+ * The summary of one metric for every run of a project that has it (or of the given runs), in
+ * one query for the common case; forked runs get their inherited points added.
+ */
+export async function listRunMetricSummaries(
+  sql: Sql,
+  orgId: string,
+  projectId: number,
+  logName: string,
+  runIds?: number[],
+): Promise<RunMetricSummary[]> {
+  const found = await rows<MetricRow & { run: number; forked: number | null }>(
+    sql,
+    `SELECT r.id AS run, r.forked_from_run_id AS forked, ${METRIC_COLUMNS_OF_M}
+     FROM runs r LEFT JOIN metrics m ON m.run_id = r.id AND m.log_name = $1
+     WHERE r.org_id = $2 AND r.project_id = $3 AND ($4::bigint[] IS NULL OR r.id = ANY($4::bigint[]))
+       AND (m.id IS NOT NULL OR r.forked_from_run_id IS NOT NULL)
+     ORDER BY r.id`,
+    [logName, orgId, projectId, runIds ?? null],
+  );
+  const out: RunMetricSummary[] = [];
+  for (const row of found) {
+    const own = row.id === null ? undefined : row;
+    const summary =
+      row.forked === null
+        ? toSummaryState(row)
+        : await summarizeSegments(sql, await segmentsFor(sql, await lineage(sql, orgId, row.run), logName), own);
+    if (summary) out.push({ runId: row.run, summary });
+  }
+  return out;
+}
+
+/** Distinct metric names of a project's runs (or of some runs and their lineage), by name. */
+export async function listMetricNames(sql: Sql, orgId: string, projectId: number, query: MetricNameQuery): Promise<string[]> {
+  if (!query.runIds) {
+    // ILIKE: SQLite's LIKE ignores ASCII case, and the search means its characters literally.
+    const pattern = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+    const found = await rows<{ log_name: string }>(
+      sql,
+      `SELECT DISTINCT m.log_name FROM metrics m JOIN runs r ON r.id = m.run_id
+       WHERE r.org_id = $1 AND r.project_id = $2 AND ($3::text IS NULL OR m.log_name ILIKE $3 ESCAPE '\\') ORDER BY m.log_name LIMIT $4`,
+      [orgId, projectId, pattern, query.limit],
+    );
+    return found.map((row) => row.log_name);
+  }
+  const names: string[] = [];
+  for (const runId of query.runIds) {
+    const found = await row<{ project_id: number }>(sql, "SELECT project_id FROM runs WHERE org_id = $1 AND id = $2", [orgId, runId]);
+    if (found?.project_id !== projectId) continue;
+    for (const summary of await listMetricSummaries(sql, orgId, runId, {})) names.push(summary.logName);
+  }
+  return searchNames(names, query.search, query.limit);
+}
+
+/**
+ * The LAST finite value of one metric for every run of a project that has one: what run filters and
+ * sorts on `summaryMetrics.<name>` compare. Only forked runs take the lineage path.
+ */
+export async function listRunLastValues(sql: Sql, orgId: string, projectId: number, logName: string): Promise<Map<number, number>> {
+  const found = await arrays<[number, number | null, number | null]>(
+    sql,
+    `SELECT r.id, r.forked_from_run_id, m.last_value
+     FROM runs r LEFT JOIN metrics m ON m.run_id = r.id AND m.log_name = $1
+     WHERE r.org_id = $2 AND r.project_id = $3 AND (m.id IS NOT NULL OR r.forked_from_run_id IS NOT NULL)`,
+    [logName, orgId, projectId],
+  );
+  const values = new Map<number, number>();
+  const forked: number[] = [];
+  for (const [runId, forkedFrom, lastValue] of found) {
+    if (forkedFrom !== null) forked.push(runId);
+    else if (lastValue !== null) values.set(runId, lastValue);
+  }
+  if (forked.length > 0) {
+    for (const { runId, summary } of await listRunMetricSummaries(sql, orgId, projectId, logName, forked)) {
+      if (summary.lastValue !== null) values.set(runId, summary.lastValue);
+    }
+  }
+  return values;
+}

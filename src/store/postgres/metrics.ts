@@ -1,0 +1,174 @@
+import { ALL_STEPS } from "../../domain/lineage.js";
+import { logGroupOf } from "../../domain/log-names.js";
+import type { MetricSummaryState } from "../../domain/summaries.js";
+import { columnsOf, concatColumns, decodeChunk, SMALL_CHUNK_POINTS, type PointColumns } from "../metric-chunks.js";
+import { appendsAfterLastStep, mergeIntoStored, planAppend } from "../metric-series.js";
+import { METRIC_COLUMNS, toSummaryState, type MetricRow } from "../rows.js";
+import type { MetricSeries } from "../store.js";
+import { rows, run, type Sql } from "./db.js";
+import { chunksOverlapping, deleteChunks, insertChunks, lastChunks, loadChunks } from "./metric-chunks.js";
+import { summarizePiece } from "./metric-series.js";
+import { insertLogNames, runExists, touchHeartbeat } from "./run-attributes.js";
+
+/**
+ * Must run inside a transaction: the points and the summaries are written together, so
+ * statistics and charts never disagree. The rows of the batch's metrics are locked (FOR UPDATE)
+ * before their chunks are read, so two processes writing one run and metric take turns and the
+ * summary stays exact; they are locked in one statement, in name order, so two batches naming the
+ * same metrics never deadlock.
+ *
+ * A batch costs a fixed number of statements whatever its number of metrics (about ten: run,
+ * log names, metrics created and locked, last chunks, chunk rows, summaries, heartbeat), not a
+ * few per metric: on PostgreSQL each statement is a round trip. Only steps at or before a metric's
+ * last stored step (retries, out-of-order writes; rare) take a few statements per metric.
+ * Returns undefined for an unknown run.
+ */
+export async function appendMetricPoints(
+  sql: Sql,
+  orgId: string,
+  runId: number,
+  series: MetricSeries[],
+  now: number,
+): Promise<number | undefined> {
+  if (!(await runExists(sql, orgId, runId))) return undefined;
+  const ordered = series.filter((one) => one.steps.length > 0).sort((a, b) => (a.logName < b.logName ? -1 : a.logName > b.logName ? 1 : 0));
+  await insertLogNames(
+    sql,
+    runId,
+    ordered.map((one) => ({ logName: one.logName, logType: "METRIC" as const })),
+    now,
+  );
+  let accepted = 0;
+  for (const round of distinctRounds(ordered)) accepted += await appendRound(sql, runId, round, now);
+  await touchHeartbeat(sql, runId, now);
+  return accepted;
+}
+
+/**
+ * Series split so that no name occurs twice in one round (decoded batches name each metric once:
+ * one round), keeping their order: a later series of a name is written after the earlier one, as
+ * if sent in a later batch.
+ */
+function distinctRounds(ordered: MetricSeries[]): MetricSeries[][] {
+  const rounds: MetricSeries[][] = [];
+  const seen = new Map<string, number>();
+  for (const one of ordered) {
+    const round = seen.get(one.logName) ?? 0;
+    seen.set(one.logName, round + 1);
+    (rounds[round] ??= []).push(one);
+  }
+  return rounds;
+}
+
+/** Appends series of distinct names, ascending; returns the points accepted. */
+async function appendRound(sql: Sql, runId: number, round: MetricSeries[], now: number): Promise<number> {
+  const locked = await lockMetrics(
+    sql,
+    runId,
+    round.map((one) => one.logName),
+  );
+  const appends: { metric: MetricRow; incoming: PointColumns }[] = [];
+  const merges: { metric: MetricRow; incoming: PointColumns }[] = [];
+  let accepted = 0;
+  for (const one of round) {
+    const metric = locked.get(one.logName)!;
+    const incoming = columnsOf(one.steps, one.values, one.times, now);
+    (appendsAfterLastStep(metric.last_step, incoming) ? appends : merges).push({ metric, incoming });
+    accepted += one.steps.length;
+  }
+  const summaries = await appendAfterLastSteps(sql, appends);
+  for (const { metric, incoming } of merges)
+    summaries.push({ metricId: metric.id, summary: await mergeIntoStoredSteps(sql, metric, incoming) });
+  await writeSummaries(sql, summaries);
+  return accepted;
+}
+
+/**
+ * The rows of these metrics of the run (names ascending, distinct), created if new, locked until
+ * the transaction ends. Both statements take the names in the same order in every transaction (the
+ * inserts wait on a concurrent insert of the same name; the locks are taken in ORDER BY order), so
+ * two batches never wait on each other in a cycle.
+ */
+async function lockMetrics(sql: Sql, runId: number, logNames: string[]): Promise<Map<string, MetricRow>> {
+  if (logNames.length === 0) return new Map();
+  await run(
+    sql,
+    `INSERT INTO metrics (run_id, log_name, log_group)
+     SELECT $1, n.name, n.grp FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS n(name, grp, i)
+     ORDER BY n.i ON CONFLICT (run_id, log_name) DO NOTHING`,
+    [runId, logNames, logNames.map(logGroupOf)],
+  );
+  const found = await rows<MetricRow>(
+    sql,
+    `SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = $1 AND log_name = ANY($2::text[]) ORDER BY log_name FOR UPDATE`,
+    [runId, logNames],
+  );
+  return new Map(found.map((metric) => [metric.log_name, metric]));
+}
+
+/** The common case: every incoming step is past the stored ones, so nothing is replaced; all metrics at once. */
+async function appendAfterLastSteps(
+  sql: Sql,
+  appends: { metric: MetricRow; incoming: PointColumns }[],
+): Promise<{ metricId: number; summary: MetricSummaryState }[]> {
+  const last = await lastChunks(
+    sql,
+    appends.map(({ metric }) => metric.id),
+    SMALL_CHUNK_POINTS,
+  );
+  const replaced: number[] = [];
+  const writes: { metricId: number; columns: PointColumns }[] = [];
+  const summaries = appends.map(({ metric, incoming }) => {
+    const chunk = last.get(metric.id);
+    // A chunk an append may extend has fewer than SMALL_CHUNK_POINTS points, so its points came with it.
+    const plan = planAppend(toSummaryState(metric), chunk, () => decodeChunk(chunk!.points!, chunk!.point_count), incoming);
+    if (plan.replaces !== undefined) replaced.push(plan.replaces);
+    writes.push({ metricId: metric.id, columns: plan.columns });
+    return { metricId: metric.id, summary: plan.summary };
+  });
+  await deleteChunks(sql, replaced);
+  await insertChunks(sql, writes);
+  return summaries;
+}
+
+/** Retries and out-of-order steps: rewrite the chunks the incoming steps overlap, the incoming point winning. */
+async function mergeIntoStoredSteps(sql: Sql, metric: MetricRow, incoming: PointColumns): Promise<MetricSummaryState> {
+  const overlapped = await chunksOverlapping(sql, metric.id, incoming.steps[0]!, incoming.steps[incoming.steps.length - 1]!);
+  const stored = concatColumns(await loadChunks(sql, overlapped));
+  const merge = mergeIntoStored(toSummaryState(metric), stored, incoming);
+  if (!merge) return toSummaryState(metric); // an exact retry
+  await deleteChunks(
+    sql,
+    overlapped.map((chunk) => chunk.id),
+  );
+  await insertChunks(sql, [{ metricId: metric.id, columns: merge.merged }]);
+  return merge.summary === "rescan" ? summarizePiece(sql, metric.id, 0, ALL_STEPS) : merge.summary;
+}
+
+/** Writes the summaries of many metrics in one statement. */
+export async function writeSummaries(sql: Sql, summaries: { metricId: number; summary: MetricSummaryState }[]): Promise<void> {
+  if (summaries.length === 0) return;
+  const column = <T>(of: (summary: MetricSummaryState) => T) => summaries.map(({ summary }) => of(summary));
+  await run(
+    sql,
+    `UPDATE metrics AS m SET count = s.count, non_finite_count = s.non_finite_count, min = s.min, max = s.max, mean = s.mean,
+            stddev = s.stddev, first_step = s.first_step, last_step = s.last_step, last_value = s.last_value, last_value_step = s.last_value_step
+     FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $8::bigint[],
+                 $9::bigint[], $10::float8[], $11::bigint[])
+       AS s(id, count, non_finite_count, min, max, mean, stddev, first_step, last_step, last_value, last_value_step)
+     WHERE m.id = s.id`,
+    [
+      summaries.map(({ metricId }) => metricId),
+      column((s) => s.count),
+      column((s) => s.nonFiniteCount),
+      column((s) => s.min),
+      column((s) => s.max),
+      column((s) => s.mean),
+      column((s) => s.stddev),
+      column((s) => s.firstStep),
+      column((s) => s.lastStep),
+      column((s) => s.lastValue),
+      column((s) => s.lastValueStep),
+    ],
+  );
+}

@@ -1,0 +1,151 @@
+import { logGroupOf } from "../../domain/log-names.js";
+import { deepMerge, type Json } from "../../domain/merge.js";
+import { normalizeNotes, uniqueTags } from "../../domain/runs.js";
+import type { RunStatus } from "../../domain/status.js";
+import { PROJECT_ACTIVITY_RESOLUTION_MS } from "../../domain/time.js";
+import type { Alert, LogName, LogType, NewAlert } from "../store.js";
+import { fromJsonText, toJsonText } from "../rows.js";
+import { row, rows, run, type Sql } from "./db.js";
+
+/** Updates one column of a run of the organization in one statement; false when there is no such run. */
+async function updateRunColumn(
+  sql: Sql,
+  column: "tags" | "notes" | "model_graph",
+  value: string | null,
+  orgId: string,
+  runId: number,
+  now: number,
+): Promise<boolean> {
+  return (
+    (await run(sql, `UPDATE runs SET ${column} = $1, updated_at = $2 WHERE org_id = $3 AND id = $4`, [value, now, orgId, runId])) === 1
+  );
+}
+
+export function updateRunTags(sql: Sql, orgId: string, runId: number, tags: string[], now: number): Promise<boolean> {
+  return updateRunColumn(sql, "tags", JSON.stringify(uniqueTags(tags)), orgId, runId, now);
+}
+
+export function updateRunNotes(sql: Sql, orgId: string, runId: number, notes: string | null, now: number): Promise<boolean> {
+  return updateRunColumn(sql, "notes", normalizeNotes(notes), orgId, runId, now);
+}
+
+export function setModelGraph(sql: Sql, orgId: string, runId: number, graph: Json, now: number): Promise<boolean> {
+  return updateRunColumn(sql, "model_graph", JSON.stringify(graph), orgId, runId, now);
+}
+
+export async function getModelGraph(sql: Sql, orgId: string, runId: number): Promise<Json | null | undefined> {
+  const found = await row<{ model_graph: string | null }>(sql, "SELECT model_graph FROM runs WHERE org_id = $1 AND id = $2", [
+    orgId,
+    runId,
+  ]);
+  return found && fromJsonText<Json>(found.model_graph);
+}
+
+/** Must run inside a transaction: the row is read FOR UPDATE, so concurrent patches merge one after the other and none is lost. */
+export async function mergeRunConfig(sql: Sql, orgId: string, runId: number, patch: Json, now: number): Promise<boolean> {
+  const found = await row<{ config: string | null }>(sql, "SELECT config FROM runs WHERE org_id = $1 AND id = $2 FOR UPDATE", [
+    orgId,
+    runId,
+  ]);
+  if (!found) return false;
+  const merged = deepMerge(fromJsonText<Json>(found.config) ?? undefined, patch);
+  await run(sql, "UPDATE runs SET config = $1, updated_at = $2 WHERE id = $3", [toJsonText(merged), now, runId]);
+  return true;
+}
+
+export async function runExists(sql: Sql, orgId: string, runId: number): Promise<boolean> {
+  return (await row(sql, "SELECT 1 FROM runs WHERE org_id = $1 AND id = $2", [orgId, runId])) !== undefined;
+}
+
+/** Adds log names not yet known (a known name keeps its first type), in one statement. */
+export async function insertLogNames(sql: Sql, runId: number, names: { logName: string; logType: LogType }[], now: number): Promise<void> {
+  if (names.length === 0) return;
+  await run(
+    sql,
+    `INSERT INTO run_log_names (run_id, log_name, log_type, log_group, created_at)
+     SELECT $1, n.name, n.type, nullif(n.grp, ''), $2 FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS n(name, type, grp, i)
+     ORDER BY n.i ON CONFLICT DO NOTHING`,
+    [runId, now, names.map((n) => n.logName), names.map((n) => n.logType), names.map((n) => logGroupOf(n.logName))],
+  );
+}
+
+export async function addLogNames(
+  sql: Sql,
+  orgId: string,
+  runId: number,
+  logNames: string[],
+  logType: LogType,
+  now: number,
+): Promise<boolean> {
+  if (!(await runExists(sql, orgId, runId))) return false;
+  await insertLogNames(
+    sql,
+    runId,
+    logNames.map((logName) => ({ logName, logType })),
+    now,
+  );
+  return true;
+}
+
+export async function listLogNames(sql: Sql, orgId: string, runId: number): Promise<LogName[]> {
+  const found = await rows<{ log_name: string; log_type: LogType; log_group: string | null }>(
+    sql,
+    `SELECT l.log_name, l.log_type, l.log_group FROM run_log_names l JOIN runs r ON r.id = l.run_id
+     WHERE r.org_id = $1 AND l.run_id = $2 ORDER BY l.log_name`,
+    [orgId, runId],
+  );
+  return found.map((row) => ({ logName: row.log_name, logType: row.log_type, logGroup: row.log_group }));
+}
+
+/**
+ * An ingested batch: a heartbeat of its run, and activity of the run and its project (domain/time.ts).
+ * Heartbeats only move forward: a late request with an old clock never makes a run look stale. The
+ * project row is written (and locked) at most once a second, so batches of its runs rarely wait on it.
+ */
+export async function touchHeartbeat(sql: Sql, runId: number, now: number): Promise<void> {
+  await run(sql, "UPDATE runs SET heartbeat_at = greatest(heartbeat_at, $1), updated_at = greatest(updated_at, $1) WHERE id = $2", [
+    now,
+    runId,
+  ]);
+  await run(sql, "UPDATE projects SET updated_at = $1 WHERE id = (SELECT project_id FROM runs WHERE id = $2) AND updated_at <= $3", [
+    now,
+    runId,
+    now - PROJECT_ACTIVITY_RESOLUTION_MS,
+  ]);
+}
+
+export async function recordHeartbeat(sql: Sql, orgId: string, runId: number, now: number): Promise<RunStatus | undefined> {
+  const found = await row<{ status: RunStatus }>(
+    sql,
+    "UPDATE runs SET heartbeat_at = greatest(heartbeat_at, $1) WHERE org_id = $2 AND id = $3 RETURNING status",
+    [now, orgId, runId],
+  );
+  return found?.status;
+}
+
+export async function createAlert(sql: Sql, orgId: string, runId: number, alert: NewAlert, now: number): Promise<boolean> {
+  const inserted = await run(
+    sql,
+    `INSERT INTO alerts (run_id, title, body, level, timestamp, created_at)
+     SELECT id, $3, $4, $5, $6, $7 FROM runs WHERE org_id = $1 AND id = $2`,
+    [orgId, runId, alert.title, alert.body, alert.level, alert.timestamp, now],
+  );
+  return inserted === 1;
+}
+
+export async function listAlerts(sql: Sql, orgId: string, runId: number): Promise<Alert[] | undefined> {
+  if (!(await runExists(sql, orgId, runId))) return undefined;
+  const found = await rows<{ id: number; title: string; body: string; level: string; timestamp: number | null; created_at: number }>(
+    sql,
+    "SELECT id, title, body, level, timestamp, created_at FROM alerts WHERE run_id = $1 ORDER BY id",
+    [runId],
+  );
+  return found.map((row) => ({
+    id: row.id,
+    title: row.title,
+    body: row.body,
+    level: row.level,
+    timestamp: row.timestamp,
+    createdAt: row.created_at,
+  }));
+}

@@ -1,0 +1,310 @@
+import type { Json } from "../domain/merge.js";
+import type { ColumnSort } from "../domain/run-list.js";
+import type { RunStatus, StatusSource } from "../domain/status.js";
+import type { MetricSummaryState } from "../domain/summaries.js";
+import { logGroupOf } from "../domain/log-names.js";
+import type { ApiKeyRecord, MlflowCandidate, Organization, Project, Run, RunCandidate, StatusEvent, StoredFile } from "./store.js";
+
+/**
+ * Rows as both backends select them (the tables have the same columns in SQLite and PostgreSQL)
+ * and how they become the Store's records: written once, so the backends differ only in SQL.
+ */
+
+export function toJsonText(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+export function fromJsonText<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
+
+export interface OrganizationRow {
+  id: string;
+  slug: string;
+  created_at: number;
+}
+
+export const toOrganization = (row: OrganizationRow): Organization => ({ id: row.id, slug: row.slug, createdAt: row.created_at });
+
+export interface ApiKeyRow {
+  id: string;
+  org_id: string;
+  user_id: string;
+  name: string;
+  display_prefix: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+export const API_KEY_COLUMNS = "id, org_id, user_id, name, display_prefix, created_at, expires_at, revoked_at";
+
+export const toApiKey = (row: ApiKeyRow): ApiKeyRecord => ({
+  id: row.id,
+  orgId: row.org_id,
+  userId: row.user_id,
+  name: row.name,
+  displayPrefix: row.display_prefix,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  revokedAt: row.revoked_at,
+});
+
+export interface ProjectWithCountRow {
+  id: number;
+  name: string;
+  run_prefix: string;
+  created_at: number;
+  updated_at: number;
+  run_count: number;
+  mlflow_tags: string;
+  deleted_at: number | null;
+}
+
+export const SELECT_PROJECT_WITH_COUNT = `
+  SELECT p.id, p.name, p.run_prefix, p.created_at, p.updated_at,
+         (SELECT count(*) FROM runs r WHERE r.project_id = p.id) AS run_count, p.mlflow_tags, p.deleted_at
+  FROM projects p`;
+
+export const toProject = (row: ProjectWithCountRow): Project => ({
+  id: row.id,
+  name: row.name,
+  runPrefix: row.run_prefix,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  runCount: row.run_count,
+  mlflowTags: JSON.parse(row.mlflow_tags) as [string, string][],
+  deletedAt: row.deleted_at,
+});
+
+export interface RunRow {
+  id: number;
+  project_id: number;
+  project_name: string;
+  name: string;
+  number: number;
+  display_id: string;
+  external_id: string | null;
+  status: RunStatus;
+  tags: string;
+  notes: string | null;
+  config: string | null;
+  system_metadata: string | null;
+  logger_settings: string | null;
+  status_metadata: string | null;
+  created_at: number;
+  updated_at: number;
+  status_updated: number | null;
+  heartbeat_at: number;
+  forked_from_run_id: number | null;
+  fork_step: number | null;
+  mlflow_id: string;
+  mlflow_tags: string;
+  mlflow_inputs: string | null;
+  deleted_at: number | null;
+}
+
+export const SELECT_RUN = `
+  SELECT r.id, r.project_id, p.name AS project_name, r.name, r.number, r.display_id, r.external_id, r.status,
+         r.tags, r.notes, r.config, r.system_metadata, r.logger_settings, r.status_metadata, r.created_at,
+         r.updated_at, r.status_updated, r.heartbeat_at, r.forked_from_run_id, r.fork_step,
+         r.mlflow_id, r.mlflow_tags, r.mlflow_inputs, r.deleted_at
+  FROM runs r JOIN projects p ON p.id = r.project_id`;
+
+export function toRun(row: RunRow): Run {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    projectName: row.project_name,
+    name: row.name,
+    number: row.number,
+    displayId: row.display_id,
+    externalId: row.external_id,
+    status: row.status,
+    tags: JSON.parse(row.tags) as string[],
+    notes: row.notes,
+    config: fromJsonText<Json>(row.config),
+    systemMetadata: fromJsonText<Json>(row.system_metadata),
+    loggerSettings: fromJsonText<Json>(row.logger_settings),
+    statusMetadata: fromJsonText<Json>(row.status_metadata),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    statusUpdated: row.status_updated,
+    heartbeatAt: row.heartbeat_at,
+    forkedFromRunId: row.forked_from_run_id,
+    forkStep: row.fork_step,
+    mlflowId: row.mlflow_id,
+    mlflowTags: JSON.parse(row.mlflow_tags) as [string, string][],
+    mlflowInputs: fromJsonText<Json>(row.mlflow_inputs),
+    deletedAt: row.deleted_at,
+  };
+}
+
+/** What MLflow's run search reads of every run of a project, as an array row. */
+export const MLFLOW_CANDIDATE_COLUMNS =
+  "r.id, r.mlflow_id, r.name, r.status, r.tags, r.mlflow_tags, r.created_at, r.status_updated, r.config, r.deleted_at";
+export type MlflowCandidateRow = [number, string, string, RunStatus, string, string, number, number | null, string | null, number | null];
+
+export const toMlflowCandidate = ([
+  id,
+  mlflowId,
+  name,
+  status,
+  tags,
+  mlflowTags,
+  createdAt,
+  statusUpdated,
+  config,
+  deletedAt,
+]: MlflowCandidateRow): MlflowCandidate => ({
+  id,
+  mlflowId,
+  name,
+  status,
+  tags: JSON.parse(tags) as string[],
+  mlflowTags: JSON.parse(mlflowTags) as [string, string][],
+  createdAt,
+  statusUpdated,
+  config: fromJsonText<Json>(config),
+  deletedAt,
+});
+
+/** The column each sortable run field orders by. */
+export const RUN_ORDER_COLUMNS: Record<ColumnSort, string> = {
+  createdAt: "r.created_at",
+  updatedAt: "r.updated_at",
+  name: "r.name",
+  status: "r.status",
+};
+
+/** What filters and sorts read of a run, as an array row (thousands of runs: building row objects would cost more than the query). */
+export const CANDIDATE_COLUMNS =
+  "r.id, r.name, r.status, r.tags, r.created_at, r.updated_at, r.status_updated, r.heartbeat_at, r.config, r.system_metadata";
+export type CandidateRow = [number, string, RunStatus, string, number, number, number | null, number, string | null, string | null];
+
+export const toCandidate = ([
+  id,
+  name,
+  status,
+  tags,
+  createdAt,
+  updatedAt,
+  statusUpdated,
+  heartbeatAt,
+  config,
+  systemMetadata,
+]: CandidateRow): RunCandidate => ({
+  id,
+  name,
+  status,
+  tags: JSON.parse(tags) as string[],
+  createdAt,
+  updatedAt,
+  statusUpdated,
+  heartbeatAt,
+  config: fromJsonText<Json>(config),
+  systemMetadata: fromJsonText<Json>(systemMetadata),
+});
+
+export interface StatusEventRow {
+  id: number;
+  run_id: number;
+  from_status: RunStatus | null;
+  to_status: RunStatus;
+  source: StatusSource;
+  metadata: string | null;
+  actor_id: string | null;
+  api_key_id: string | null;
+  created_at: number;
+}
+
+export const toStatusEvent = (row: StatusEventRow): StatusEvent => ({
+  id: row.id,
+  runId: row.run_id,
+  fromStatus: row.from_status,
+  toStatus: row.to_status,
+  source: row.source,
+  metadata: fromJsonText<Json>(row.metadata),
+  actorId: row.actor_id,
+  apiKeyId: row.api_key_id,
+  createdAt: row.created_at,
+});
+
+export interface MetricRow {
+  id: number;
+  run_id: number;
+  log_name: string;
+  log_group: string;
+  count: number;
+  non_finite_count: number;
+  min: number | null;
+  max: number | null;
+  mean: number;
+  stddev: number;
+  first_step: number | null;
+  last_step: number | null;
+  last_value: number | null;
+  last_value_step: number | null;
+}
+
+export const METRIC_COLUMNS =
+  "id, run_id, log_name, log_group, count, non_finite_count, min, max, mean, stddev, first_step, last_step, last_value, last_value_step";
+
+/** METRIC_COLUMNS qualified with the alias `m`, for joins. */
+export const METRIC_COLUMNS_OF_M = METRIC_COLUMNS.split(", ")
+  .map((column) => `m.${column}`)
+  .join(", ");
+
+export const toSummaryState = (row: MetricRow): MetricSummaryState => ({
+  count: row.count,
+  nonFiniteCount: row.non_finite_count,
+  min: row.min,
+  max: row.max,
+  mean: row.mean,
+  stddev: row.stddev,
+  firstStep: row.first_step,
+  lastStep: row.last_step,
+  lastValue: row.last_value,
+  lastValueStep: row.last_value_step,
+});
+
+export interface FileRow {
+  id: number;
+  run_id: number;
+  log_name: string;
+  file_name: string;
+  file_type: string;
+  file_size: number;
+  time: number;
+  step: number;
+  sample_index: number | null;
+  caption: string | null;
+  annotations: string | null;
+  uploaded_at: number | null;
+  org_id: string;
+  project_id: number;
+}
+
+/** Selected from `files f JOIN runs r`: a file's organization and project come from its run. */
+export const FILE_COLUMNS =
+  "f.id, f.run_id, f.log_name, f.file_name, f.file_type, f.file_size, f.time, f.step, f.sample_index, f.caption, f.annotations, f.uploaded_at, r.org_id, r.project_id";
+
+export function toFile(row: FileRow): StoredFile {
+  return {
+    id: row.id,
+    runId: row.run_id,
+    orgId: row.org_id,
+    projectId: row.project_id,
+    logName: row.log_name,
+    logGroup: logGroupOf(row.log_name),
+    fileName: row.file_name,
+    fileType: row.file_type,
+    fileSize: row.file_size,
+    time: row.time,
+    step: row.step,
+    sampleIndex: row.sample_index,
+    caption: row.caption,
+    annotations: row.annotations,
+    uploadedAt: row.uploaded_at,
+  };
+}

@@ -1,0 +1,24 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import Database from "better-sqlite3";
+import { Statements } from "./db.js";
+
+describe("Statements", () => {
+  it("prepares each SQL text once and reuses it", () => {
+    const statements = new Statements(new Database(":memory:"), 3);
+    const first = statements.get("SELECT 1");
+    assert.equal(statements.get("SELECT 1"), first);
+    assert.deepEqual(statements.cachedTexts(), ["SELECT 1"]);
+  });
+
+  it("holds at most its cap, dropping the least recently used statement", () => {
+    const statements = new Statements(new Database(":memory:"), 3);
+    for (const n of [1, 2, 3]) statements.get(`SELECT ${n}`);
+    statements.get("SELECT 1"); // now the most recently used
+    statements.get("SELECT 4");
+    assert.deepEqual(statements.cachedTexts(), ["SELECT 3", "SELECT 1", "SELECT 4"]);
+    for (let n = 5; n < 1000; n++) statements.get(`SELECT ${n}`);
+    assert.equal(statements.cachedTexts().length, 3);
+    assert.deepEqual(statements.get("SELECT 1 AS n").get(), { n: 1 }, "an evicted text is prepared again");
+  });
+});

@@ -1,0 +1,300 @@
+/**
+ * The project workspace end to end in headless Chromium against a real server: panels across the
+ * runs of the table's selection, grouped train, val, then the rest; the run cap ("showing 20 of 25
+ * runs"); run colours and the eye toggle (a hidden run leaves every panel and stays hidden after a
+ * reload); an +Inf visible in its run's colour; a panel with two metrics; log scale, smoothing and
+ * another metric as x; the sorted tooltip; full screen; metric search on the workspace and the
+ * run page; only on-screen panels fetch, one batch request per refresh. Screenshots go to
+ * test-output/ui-screenshots/ (30-…).
+ */
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { Browser, Page } from "playwright-core";
+import { runColor } from "../../web/src/lib/run-color.js";
+import { launchBrowser } from "../helpers/browser.js";
+import type { ApiClient } from "../helpers/client.js";
+import { ingest, toNdjson } from "../helpers/ingest.js";
+import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
+
+const SCREENSHOTS = fileURLToPath(new URL("../../test-output/ui-screenshots/", import.meta.url));
+const PROJECT = "sweep";
+const RUNS = 25;
+const EXTRA_GROUPS = 12; // sections after train and val, enough to push some panels off screen
+
+const shot = (page: Page, name: string, fullPage = false) => page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage });
+
+describe("the project workspace", () => {
+  let test: TestServer;
+  let browser: Browser;
+  let page: Page;
+  let client: ApiClient;
+  const ids: number[] = [];
+  const errors: string[] = [];
+  const batchBodies: { projectName: string; runIds: number[]; logNames: string[]; buckets: number }[] = [];
+  const singleReads: string[] = [];
+  const open = async (path: string) => {
+    await page.goto(new URL(path, test.url).toString());
+  };
+  const panel = (id: string) => page.locator(`[data-testid=workspace] .ws-panel[data-panel='${id}']`);
+  const drawn = (id: string) => panel(id).locator(".chart-canvas[data-drawn=true]");
+
+  before(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    test = await startTestServer();
+    const org = await makeOrg(test);
+    client = org.client;
+    for (let r = 0; r < RUNS; r++) {
+      const run = await client.createRun({ projectName: PROJECT, runName: `lr-${r}` });
+      ids.push(run.runId);
+      // The first run has 2,000 steps (downsampled: a min/max band) and a +Inf at step 700.
+      const steps = r === 0 ? 2000 : 60;
+      const lines = Array.from({ length: steps }, (_, step) => ({
+        step,
+        data: {
+          "train/loss": r === 0 && step === 700 ? Infinity : (1 + r / 10) * Math.exp(-step / 40) + 0.05 * Math.sin(step),
+          "train/acc": 1 - Math.exp(-step / (20 + r)),
+          "val/loss": (1.2 + r / 10) * Math.exp(-step / 50),
+          epoch: Math.floor(step / 10),
+          ...Object.fromEntries(
+            Array.from({ length: EXTRA_GROUPS }, (_, g) => [`group${String(g).padStart(2, "0")}/m`, g + r + step / 100]),
+          ),
+        },
+      }));
+      for (let i = 0; i < lines.length; i += 500)
+        assert.equal((await ingest(client, "metrics", run, toNdjson(lines.slice(i, i + 500)))).status, 200);
+      await client.post("/api/runs/status/update", { runId: run.runId, status: "COMPLETED" });
+    }
+    browser = await launchBrowser();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    page.on("pageerror", (error) => errors.push(error.message));
+    page.on("request", (request) => {
+      if (request.method() === "POST" && new URL(request.url()).pathname === "/api/runs/metrics/batch")
+        batchBodies.push(JSON.parse(request.postData() ?? "{}"));
+      if (new URL(request.url()).pathname === "/api/runs/metrics") singleReads.push(request.url());
+    });
+    await open("/projects");
+    await page.evaluate((key) => localStorage.setItem("stepwise.apiKey", key), org.key);
+  });
+  after(async () => {
+    await browser?.close();
+    await test?.close();
+  });
+
+  it("shows one panel per metric across the first 20 runs, train and val first, fetching only panels on screen in one request", async () => {
+    // The workspace sits below the table: nothing is fetched until it scrolls into view. A short
+    // window keeps it clearly below: at 900 px the table's bottom sat within the panels' 200 px
+    // look-ahead on some runs, and the panels fetched at once. The table's page is held back a
+    // moment, as a slow server does (CI once): the charts must wait for it, not fetch meanwhile.
+    await page.setViewportSize({ width: 1280, height: 600 });
+    const tablePage = (url: URL) => url.pathname === "/api/runs/list" && url.searchParams.get("limit") === "50";
+    await page.route(tablePage, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await route.continue();
+    });
+    await open(`/projects/${PROJECT}`);
+    await page.getByTestId("workspace-count").waitFor();
+    await page.waitForTimeout(300);
+    assert.equal(batchBodies.length, 0, "no panel on screen, no request");
+    await page.unroute(tablePage);
+    await page.getByTestId("workspace").evaluate((element) => element.scrollIntoView());
+    await drawn("train/loss").waitFor();
+    assert.equal(await page.getByTestId("workspace-count").innerText(), "showing 20 of 25 runs");
+    const sections = await page
+      .locator("[data-testid=workspace] details[data-section]")
+      .evaluateAll((list) => list.map((d) => d.getAttribute("data-section")));
+    assert.deepEqual(sections.slice(0, 3), ["train", "val", "group00"]);
+    assert.equal(sections.at(-1), "", "the ungrouped (epoch) last");
+    // The newest 20 runs (the table's order), every one drawn in the train/loss panel.
+    const shown = (await panel("train/loss").getAttribute("data-runs"))!.split(",").map(Number);
+    assert.equal(shown.length, 20);
+    assert.equal(await drawn("train/loss").getAttribute("data-lines"), "20");
+    // The first panel on screen asked on its own, then one batch for the rest of what is on
+    // screen; panels far below were not asked for.
+    await page.waitForTimeout(300);
+    assert.ok(batchBodies.length <= 2, `at most two batch requests, got ${batchBodies.length}`);
+    const firstPanel = await page.locator("[data-testid=workspace] [data-panel]").first().getAttribute("data-panel");
+    assert.deepEqual(batchBodies[0]!.logNames, [firstPanel], "the first panel's request comes first, alone");
+    const asked = batchBodies.flatMap((body) => body.logNames);
+    assert.equal(new Set(asked).size, asked.length, `no metric asked twice: ${asked}`);
+    assert.ok(!asked.includes("epoch"), `off-screen panels not fetched: ${asked}`);
+    assert.deepEqual(singleReads, [], "no per-run metric reads");
+    await shot(page, "30-workspace");
+
+    await page.getByTestId("raise-cap").click();
+    await page.waitForFunction(() => document.querySelector("[data-testid=workspace-count]")?.textContent === "showing 25 of 25 runs");
+    await page.waitForFunction(
+      () => document.querySelector("[data-panel='train/loss'] .chart-canvas[data-drawn=true]")?.getAttribute("data-lines") === "25",
+    );
+    assert.equal(await page.getByTestId("raise-cap").count(), 0, "nothing more to show");
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it("draws the +Inf of a 2,000-step series in its run's colour, with a min/max band where it is downsampled", async () => {
+    await panel("train/loss").scrollIntoViewIfNeeded();
+    await drawn("train/loss").waitFor();
+    const canvas = drawn("train/loss");
+    assert.ok(Number(await canvas.getAttribute("data-nonfinite")) >= 1, "the +Inf is kept");
+    assert.equal(await canvas.getAttribute("data-marker-colors"), runColor(ids[0]!));
+    assert.equal(await canvas.getAttribute("data-bands"), "1", "a band for the one downsampled series (2,000 steps at 250 buckets)");
+    // The run's table swatch has the same colour.
+    assert.equal(
+      await page.locator(`[data-testid=runs-table] tr[data-run-id='${ids[0]}'] .swatch`).getAttribute("data-color"),
+      runColor(ids[0]!),
+    );
+    await panel("train/loss").scrollIntoViewIfNeeded();
+    await shot(page, "31-workspace-inf-band");
+  });
+
+  it("hides a run from every panel with the table's eye, and keeps it hidden after a reload", async () => {
+    const victim = ids[3]!;
+    await page.locator(`[data-testid=runs-table] tr[data-run-id='${victim}'] [data-testid=run-eye]`).click();
+    await page.waitForFunction(
+      (id) =>
+        [...document.querySelectorAll("[data-testid=workspace] .ws-panel")].every(
+          (panel) => !(panel as HTMLElement).dataset.runs!.split(",").includes(String(id)),
+        ),
+      victim,
+    );
+    await page.waitForFunction(
+      () => document.querySelector("[data-panel='train/loss'] .chart-canvas[data-drawn=true]")?.getAttribute("data-lines") === "24",
+    );
+    assert.match(await page.getByTestId("workspace-count").innerText(), /showing 25 of 25 runs \(1 hidden/);
+    await page.reload();
+    await panel("val/loss").scrollIntoViewIfNeeded();
+    await drawn("val/loss").waitFor();
+    assert.equal(await drawn("val/loss").getAttribute("data-lines"), "24");
+    assert.ok(!(await panel("val/loss").getAttribute("data-runs"))!.split(",").includes(String(victim)));
+    assert.equal(
+      await page.locator(`[data-testid=runs-table] tr[data-run-id='${victim}'] [data-testid=run-eye]`).getAttribute("aria-pressed"),
+      "true",
+    );
+    await shot(page, "32-hidden-run");
+    // Shown again.
+    await page.locator(`[data-testid=runs-table] tr[data-run-id='${victim}'] [data-testid=run-eye]`).click();
+    await page.waitForFunction(
+      () => document.querySelector("[data-panel='val/loss'] .chart-canvas[data-drawn=true]")?.getAttribute("data-lines") === "25",
+    );
+  });
+
+  it("adds a panel with train/loss and val/loss together, first, and keeps it after a reload", async () => {
+    await page.getByTestId("add-panel").click();
+    await page.getByTestId("add-panel-metrics").selectOption(["train/loss", "val/loss"]);
+    await page.getByTestId("add-panel-confirm").click();
+    const custom = panel("custom:1");
+    await custom.locator(".chart-canvas[data-drawn=true]").waitFor();
+    assert.equal(await custom.locator(".chart-canvas").getAttribute("data-lines"), "50", "25 runs × 2 metrics");
+    const first = await page.locator("[data-testid=workspace] details[data-section]").first().getAttribute("data-section");
+    assert.equal(first, "Custom panels");
+    await page.reload();
+    await panel("custom:1").scrollIntoViewIfNeeded();
+    await panel("custom:1").locator(".chart-canvas[data-drawn=true]").waitFor();
+    await panel("custom:1").scrollIntoViewIfNeeded();
+    await shot(page, "33-two-metric-panel");
+  });
+
+  it("sets a panel's log scale, smoothing and x axis (epoch), kept per project after a reload", async () => {
+    const valLoss = panel("val/loss");
+    // After the last test's reload the view sits at the custom panel; val/loss may be below it.
+    await valLoss.scrollIntoViewIfNeeded();
+    const ticksBefore = await drawn("val/loss").getAttribute("data-y-ticks");
+    await valLoss.getByLabel("log").check();
+    await page.waitForFunction(
+      (before) => document.querySelector("[data-panel='val/loss'] .chart-canvas[data-drawn=true]")?.getAttribute("data-y-ticks") !== before,
+      ticksBefore,
+    );
+    await valLoss.getByLabel("smoothing").selectOption("0.9");
+    await valLoss.getByLabel("x axis").selectOption("metric:epoch");
+    await page.reload();
+    await panel("val/loss").scrollIntoViewIfNeeded();
+    await drawn("val/loss").waitFor();
+    assert.ok(await panel("val/loss").getByLabel("log").isChecked());
+    assert.equal(await panel("val/loss").getByLabel("smoothing").inputValue(), "0.9");
+    assert.equal(await panel("val/loss").getByLabel("x axis").inputValue(), "metric:epoch");
+    // Smoothed: one solid line per run (the raw one is faint behind it and not in the tooltip).
+    assert.equal(await drawn("val/loss").getAttribute("data-lines"), "25");
+    const stored = await page.evaluate((key) => JSON.parse(localStorage.getItem(key)!), `stepwise.workspace.${PROJECT}`);
+    assert.deepEqual(stored.options.find(([id]: [string]) => id === "val/loss")[1], {
+      logScale: true,
+      smoothing: 0.9,
+      xAxis: "metric",
+      xMetric: "epoch",
+    });
+    await panel("val/loss").scrollIntoViewIfNeeded();
+    await shot(page, "34-log-smoothing-epoch");
+  });
+
+  it("lists the runs sorted by value in the tooltip and opens a panel full screen", async () => {
+    const target = panel("train/acc");
+    await target.scrollIntoViewIfNeeded();
+    await drawn("train/acc").waitFor();
+    const box = (await target.locator(".u-over").boundingBox())!;
+    // Near step 20, where every run has points (one run goes on to step 2,000).
+    await page.mouse.move(box.x + box.width * 0.01, box.y + box.height / 2);
+    const tooltip = target.getByTestId("chart-tooltip");
+    await tooltip.waitFor();
+    const values = await tooltip.locator(".tooltip-value").evaluateAll((cells) => cells.map((cell) => Number(cell.textContent)));
+    assert.ok(values.length >= 20, `${values.length} rows`);
+    assert.deepEqual(
+      values,
+      [...values].sort((a, b) => b - a),
+      "highest first",
+    );
+    await shot(page, "35-tooltip");
+    await target.getByTestId("panel-fullscreen").click();
+    await page.locator(".ws-panel-full .chart-canvas[data-drawn=true]").waitFor();
+    const full = (await page.locator(".ws-panel-full").boundingBox())!;
+    assert.ok(full.width > 1200 && full.height > 800, `full screen: ${full.width}×${full.height}`);
+    await shot(page, "36-fullscreen");
+    await page.keyboard.press("Escape");
+    await page.locator(".ws-panel-full").waitFor({ state: "detached" });
+  });
+
+  it("refreshes while a shown run is RUNNING, one batch request per refresh", async () => {
+    const live = await client.createRun({ projectName: "live-sweep", runName: "running" });
+    const points = (from: number) =>
+      toNdjson(Array.from({ length: 10 }, (_, i) => ({ step: from + i, data: { loss: 1 / (from + i + 1) } })));
+    assert.equal((await ingest(client, "metrics", live, points(0))).status, 200);
+    await open("/projects/live-sweep");
+    await panel("loss").scrollIntoViewIfNeeded();
+    await page.waitForFunction(
+      () => document.querySelector("[data-panel='loss'] .chart-canvas[data-drawn=true]")?.getAttribute("data-points") === "10",
+    );
+    const before = batchBodies.length;
+    assert.equal((await ingest(client, "metrics", live, points(10))).status, 200);
+    await page.waitForFunction(
+      () => document.querySelector("[data-panel='loss'] .chart-canvas[data-drawn=true]")?.getAttribute("data-points") === "20",
+      undefined,
+      { timeout: 15_000 },
+    );
+    assert.ok(batchBodies.length - before <= 2, `${batchBodies.length - before} batch requests for the refreshes`);
+    assert.deepEqual(batchBodies.at(-1), { projectName: "live-sweep", runIds: [live.runId], logNames: ["loss"], buckets: 250 });
+  });
+
+  it("filters panels by a plain substring on the workspace and on the run page, whose sections follow the workspace's order", async () => {
+    await open(`/projects/${PROJECT}`);
+    await page.getByTestId("workspace").evaluate((element) => element.scrollIntoView());
+    await page.getByTestId("workspace-search").fill("LOSS");
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=workspace] .ws-panel").length === 3);
+    const shownPanels = await page
+      .locator("[data-testid=workspace] .ws-panel")
+      .evaluateAll((list) => list.map((p) => p.getAttribute("data-panel")));
+    assert.deepEqual(shownPanels, ["custom:1", "train/loss", "val/loss"]);
+    await page.getByTestId("workspace-search").fill("group0.");
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=workspace] .ws-panel").length === 0);
+    await page.getByTestId("workspace-search").fill("");
+
+    await open(`/projects/${PROJECT}/runs/${ids[1]}`);
+    await page.locator("details.chart-group").first().waitFor();
+    // The run page draws the run in its colour.
+    await page.locator(".chart-card[data-metric='train/loss'] .chart-canvas[data-drawn=true]").waitFor();
+    const sections = await page.locator("details.chart-group").evaluateAll((list) => list.map((d) => d.getAttribute("data-section")));
+    assert.deepEqual(sections.slice(0, 3), ["train", "val", "group00"]);
+    assert.equal(sections.at(-1), "");
+    await page.getByPlaceholder(/Filter \d+ metrics/).fill("loss");
+    await page.waitForFunction(() => document.querySelectorAll(".chart-card[data-metric]").length === 2);
+    await shot(page, "37-run-page-search");
+    assert.deepEqual(errors, []);
+  });
+});

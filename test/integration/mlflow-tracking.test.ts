@@ -1,0 +1,447 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { ApiClient } from "../helpers/client.js";
+import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
+
+/** MLflow's REST tracking API over real HTTP, written from MLflow's documented API and the requests its client sends. */
+
+const API = "/api/2.0/mlflow";
+
+async function createExperiment(client: ApiClient, name = `exp-${Math.random().toString(36).slice(2)}`): Promise<string> {
+  const response = await client.post(`${API}/experiments/create`, { name });
+  assert.equal(response.status, 200, JSON.stringify(response.body));
+  return response.body.experiment_id;
+}
+
+async function createRun(client: ApiClient, experimentId: string, body: Record<string, unknown> = {}): Promise<string> {
+  const response = await client.post(`${API}/runs/create`, {
+    experiment_id: experimentId,
+    user_id: "ann",
+    start_time: 1_700_000_000_000,
+    tags: [{ key: "mlflow.source.type", value: "LOCAL" }],
+    ...body,
+  });
+  assert.equal(response.status, 200, JSON.stringify(response.body));
+  return response.body.run.info.run_id;
+}
+
+const getRun = async (client: ApiClient, runId: string) => (await client.get(`${API}/runs/get`, { run_id: runId })).body.run;
+const asMap = (list: { key: string; value: unknown }[]) => new Map(list.map((item) => [item.key, item.value]));
+
+describe("MLflow's tracking API", () => {
+  let test: TestServer;
+  let client: ApiClient;
+  before(async () => {
+    test = await startTestServer();
+    client = test.client;
+  });
+  after(async () => test.close());
+
+  it("creates, gets, renames, tags, deletes and restores experiments; a taken name is RESOURCE_ALREADY_EXISTS", async () => {
+    const id = await createExperiment(client, "exp-a");
+    assert.match(id, /^\d+$/);
+    const got = await client.get(`${API}/experiments/get`, { experiment_id: id });
+    assert.equal(got.status, 200);
+    assert.deepEqual(
+      [got.body.experiment.name, got.body.experiment.lifecycle_stage, got.body.experiment.artifact_location],
+      ["exp-a", "active", `mlflow-artifacts:/${id}`],
+    );
+    const taken = await client.post(`${API}/experiments/create`, { name: "exp-a" });
+    assert.deepEqual([taken.status, taken.body.error_code], [400, "RESOURCE_ALREADY_EXISTS"]);
+    assert.equal((await client.get(`${API}/experiments/get-by-name`, { experiment_name: "exp-a" })).body.experiment.experiment_id, id);
+    const missing = await client.get(`${API}/experiments/get-by-name`, { experiment_name: "nope" });
+    assert.deepEqual([missing.status, missing.body.error_code], [404, "RESOURCE_DOES_NOT_EXIST"]);
+
+    assert.equal((await client.post(`${API}/experiments/update`, { experiment_id: id, new_name: "exp-b" })).status, 200);
+    await createExperiment(client, "exp-c");
+    const clash = await client.post(`${API}/experiments/update`, { experiment_id: id, new_name: "exp-c" });
+    assert.deepEqual([clash.status, clash.body.error_code], [400, "RESOURCE_ALREADY_EXISTS"]);
+
+    assert.equal((await client.post(`${API}/experiments/set-experiment-tag`, { experiment_id: id, key: "team", value: "x" })).status, 200);
+    assert.equal((await client.post(`${API}/experiments/set-experiment-tag`, { experiment_id: id, key: "gone", value: "y" })).status, 200);
+    assert.equal((await client.post(`${API}/experiments/delete-experiment-tag`, { experiment_id: id, key: "gone" })).status, 200);
+    const noTag = await client.post(`${API}/experiments/delete-experiment-tag`, { experiment_id: id, key: "gone" });
+    assert.equal(noTag.body.error_code, "RESOURCE_DOES_NOT_EXIST");
+    const tagged = (await client.get(`${API}/experiments/get`, { experiment_id: id })).body.experiment;
+    assert.deepEqual([tagged.name, tagged.tags], ["exp-b", [{ key: "team", value: "x" }]]);
+
+    assert.equal((await client.post(`${API}/experiments/delete`, { experiment_id: id })).status, 200);
+    assert.equal((await client.get(`${API}/experiments/get`, { experiment_id: id })).body.experiment.lifecycle_stage, "deleted");
+    const active = await client.post(`${API}/experiments/search`, { max_results: 100 });
+    assert.ok(
+      !active.body.experiments.some((e: { experiment_id: string }) => e.experiment_id === id),
+      "deleted: not among the active ones",
+    );
+    const deleted = await client.get(`${API}/experiments/search`, { view_type: "DELETED_ONLY" });
+    assert.deepEqual(
+      deleted.body.experiments.map((e: { experiment_id: string }) => e.experiment_id),
+      [id],
+    );
+    const refused = await client.post(`${API}/runs/create`, { experiment_id: id });
+    assert.equal(refused.body.error_code, "INVALID_PARAMETER_VALUE", "no runs in a deleted experiment");
+    assert.equal((await client.post(`${API}/experiments/restore`, { experiment_id: id })).status, 200);
+    assert.equal((await client.get(`${API}/experiments/get`, { experiment_id: id })).body.experiment.lifecycle_stage, "active");
+  });
+
+  it("searches experiments by name and tag, ordered, with page tokens", async () => {
+    const { client: own } = await makeOrg(test);
+    const ids = [];
+    for (const name of ["alpha", "beta", "gamma"]) ids.push(await createExperiment(own, name));
+    await own.post(`${API}/experiments/set-experiment-tag`, { experiment_id: ids[1], key: "k", value: "v" });
+    const byName = await own.post(`${API}/experiments/search`, { filter: "name LIKE '%a%'", order_by: ["name DESC"] });
+    assert.deepEqual(
+      byName.body.experiments.map((e: { name: string }) => e.name),
+      ["gamma", "beta", "alpha"],
+    );
+    const byTag = await own.post(`${API}/experiments/search`, { filter: "tags.k = 'v'" });
+    assert.deepEqual(
+      byTag.body.experiments.map((e: { name: string }) => e.name),
+      ["beta"],
+    );
+    const first = await own.post(`${API}/experiments/search`, { max_results: 2, order_by: ["name"] });
+    const second = await own.post(`${API}/experiments/search`, {
+      max_results: 2,
+      order_by: ["name"],
+      page_token: first.body.next_page_token,
+    });
+    assert.deepEqual(
+      [...first.body.experiments, ...second.body.experiments].map((e: { name: string }) => e.name),
+      ["alpha", "beta", "gamma"],
+    );
+    assert.equal(second.body.next_page_token, undefined);
+    const bad = await own.post(`${API}/experiments/search`, { filter: "name = " });
+    assert.deepEqual([bad.status, bad.body.error_code], [400, "INVALID_PARAMETER_VALUE"]);
+  });
+
+  it("creates runs with a stable 32-hex run ID, MLflow's info, tags and user, visible to Stepwise's API as runs", async () => {
+    const experimentId = await createExperiment(client);
+    const runId = await createRun(client, experimentId, { run_name: "first" });
+    assert.match(runId, /^[0-9a-f]{32}$/);
+    const run = await getRun(client, runId);
+    assert.deepEqual(
+      [
+        run.info.run_uuid,
+        run.info.experiment_id,
+        run.info.run_name,
+        run.info.user_id,
+        run.info.status,
+        run.info.start_time,
+        run.info.lifecycle_stage,
+      ],
+      [runId, experimentId, "first", "ann", "RUNNING", 1_700_000_000_000, "active"],
+    );
+    assert.equal(run.info.artifact_uri, `mlflow-artifacts:/${experimentId}/${runId}/artifacts`);
+    const tags = asMap(run.data.tags);
+    assert.deepEqual([tags.get("mlflow.runName"), tags.get("mlflow.user"), tags.get("mlflow.source.type")], ["first", "ann", "LOCAL"]);
+    const project = (await client.get(`${API}/experiments/get`, { experiment_id: experimentId })).body.experiment.name;
+    const listed = await client.get("/api/runs/list", { projectName: project });
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    assert.deepEqual(
+      listed.body.runs.map((r: { name: string }) => r.name),
+      ["first"],
+    );
+    const unnamed = await getRun(client, await createRun(client, experimentId));
+    assert.ok(unnamed.info.run_name.length > 0, "a run without a name gets one");
+  });
+
+  it("updates status both ways (FINISHED↔COMPLETED, KILLED↔TERMINATED, FAILED) and renames; deletes and restores runs", async () => {
+    const experimentId = await createExperiment(client);
+    const runId = await createRun(client, experimentId);
+    const updated = await client.post(`${API}/runs/update`, {
+      run_id: runId,
+      status: "FINISHED",
+      end_time: 1_700_000_050_000,
+      run_name: "renamed",
+    });
+    assert.equal(updated.status, 200, JSON.stringify(updated.body));
+    assert.deepEqual(
+      [updated.body.run_info.status, updated.body.run_info.end_time, updated.body.run_info.run_name],
+      ["FINISHED", 1_700_000_050_000, "renamed"],
+    );
+    const project = (await client.get(`${API}/experiments/get`, { experiment_id: experimentId })).body.experiment.name;
+    const stepwise = (await client.get("/api/runs/list", { projectName: project })).body.runs[0];
+    assert.deepEqual([stepwise.status, stepwise.name], ["COMPLETED", "renamed"]);
+    assert.equal((await client.post(`${API}/runs/update`, { run_id: runId, status: "RUNNING" })).body.run_info.status, "RUNNING");
+    assert.equal((await client.post(`${API}/runs/update`, { run_id: runId, status: "KILLED" })).body.run_info.status, "KILLED");
+    const killed = (await client.get("/api/runs/list", { projectName: project })).body.runs[0];
+    assert.equal(killed.status, "TERMINATED");
+    const other = await createRun(client, experimentId);
+    assert.equal((await client.post(`${API}/runs/update`, { run_id: other, status: "FAILED" })).body.run_info.status, "FAILED");
+    const bad = await client.post(`${API}/runs/update`, { run_id: other, status: "DONE" });
+    assert.deepEqual([bad.status, bad.body.error_code], [400, "INVALID_PARAMETER_VALUE"]);
+
+    assert.equal((await client.post(`${API}/runs/delete`, { run_id: runId })).status, 200);
+    assert.equal((await getRun(client, runId)).info.lifecycle_stage, "deleted");
+    const write = await client.post(`${API}/runs/log-parameter`, { run_id: runId, key: "a", value: "1" });
+    assert.equal(write.body.error_code, "INVALID_PARAMETER_VALUE", "a deleted run is read-only");
+    assert.equal((await client.post(`${API}/runs/restore`, { run_id: runId })).status, 200);
+    assert.equal((await getRun(client, runId)).info.lifecycle_stage, "active");
+  });
+
+  it("keeps params write-once: the same value again is fine, a different one is INVALID_PARAMETER_VALUE and writes nothing", async () => {
+    const runId = await createRun(client, await createExperiment(client));
+    assert.equal(
+      (await client.post(`${API}/runs/log-parameter`, { run_uuid: runId, run_id: runId, key: "lr", value: "0.01" })).status,
+      200,
+    );
+    assert.equal((await client.post(`${API}/runs/log-parameter`, { run_id: runId, key: "lr", value: "0.01" })).status, 200);
+    const changed = await client.post(`${API}/runs/log-parameter`, { run_id: runId, key: "lr", value: "0.02" });
+    assert.deepEqual([changed.status, changed.body.error_code], [400, "INVALID_PARAMETER_VALUE"]);
+    const batch = await client.post(`${API}/runs/log-batch`, {
+      run_id: runId,
+      params: [
+        { key: "new", value: "x" },
+        { key: "lr", value: "0.5" },
+      ],
+      metrics: [{ key: "m", value: 1, timestamp: 1, step: 0 }],
+    });
+    assert.equal(batch.body.error_code, "INVALID_PARAMETER_VALUE");
+    const run = await getRun(client, runId);
+    assert.deepEqual(run.data.params, [{ key: "lr", value: "0.01" }], "the failed batch stored no param");
+    assert.deepEqual(run.data.metrics, [], "and no metric");
+    for (const hostile of ["__proto__", "constructor", "toString"]) {
+      assert.equal((await client.post(`${API}/runs/log-parameter`, { run_id: runId, key: hostile, value: "v" })).status, 200);
+      assert.equal((await client.post(`${API}/runs/set-tag`, { run_id: runId, key: hostile, value: "t" })).status, 200);
+    }
+    const after = await getRun(client, runId);
+    assert.equal(asMap(after.data.params).get("__proto__"), "v");
+    assert.equal(asMap(after.data.tags).get("constructor"), "t");
+  });
+
+  it("shows a run logged through Stepwise's own protocol with its config as params and its tag list", async () => {
+    const { client: own } = await makeOrg(test);
+    const created = await own.createRun({
+      projectName: "native",
+      config: JSON.stringify({ optim: { lr: 0.1 }, layers: 3 }),
+      tags: ["best"],
+    });
+    const experimentId = String(
+      (await own.get(`${API}/experiments/get-by-name`, { experiment_name: "native" })).body.experiment.experiment_id,
+    );
+    const found = await own.post(`${API}/runs/search`, { experiment_ids: [experimentId], filter: "params.`optim.lr` = '0.1'" });
+    assert.equal(found.body.runs.length, 1, JSON.stringify(found.body));
+    const params = asMap(found.body.runs[0].data.params);
+    assert.deepEqual([params.get("optim.lr"), params.get("layers")], ["0.1", "3"]);
+    assert.equal(asMap(found.body.runs[0].data.tags).get("stepwise.tags"), '["best"]');
+    const readOnly = await own.post(`${API}/runs/set-tag`, { run_id: found.body.runs[0].info.run_id, key: "stepwise.tags", value: "x" });
+    assert.equal(readOnly.body.error_code, "INVALID_PARAMETER_VALUE");
+    assert.ok(created.runId > 0);
+  });
+
+  it("sets and deletes tags; mlflow.runName renames the run", async () => {
+    const runId = await createRun(client, await createExperiment(client));
+    await client.post(`${API}/runs/set-tag`, { run_id: runId, key: "team", value: "a" });
+    await client.post(`${API}/runs/set-tag`, { run_id: runId, key: "team", value: "b" });
+    await client.post(`${API}/runs/set-tag`, { run_id: runId, key: "mlflow.runName", value: "by-tag" });
+    let run = await getRun(client, runId);
+    assert.deepEqual([asMap(run.data.tags).get("team"), run.info.run_name], ["b", "by-tag"]);
+    assert.equal((await client.post(`${API}/runs/delete-tag`, { run_id: runId, key: "team" })).status, 200);
+    run = await getRun(client, runId);
+    assert.equal(asMap(run.data.tags).has("team"), false);
+    const again = await client.post(`${API}/runs/delete-tag`, { run_id: runId, key: "team" });
+    assert.deepEqual([again.status, again.body.error_code], [404, "RESOURCE_DOES_NOT_EXIST"]);
+    const longKey = await client.post(`${API}/runs/set-tag`, { run_id: runId, key: "k".repeat(251), value: "v" });
+    assert.equal(longKey.body.error_code, "INVALID_PARAMETER_VALUE");
+    assert.equal((await client.post(`${API}/runs/set-tag`, { run_id: runId, key: "k".repeat(250), value: "v" })).status, 200);
+  });
+
+  it("logs metrics as Stepwise metrics, NaN and ±Infinity kept, latest value per key, history with paging", async () => {
+    const runId = await createRun(client, await createExperiment(client));
+    for (let step = 0; step < 5; step++)
+      assert.equal(
+        (await client.post(`${API}/runs/log-metric`, { run_id: runId, key: "loss", value: 1 / (step + 1), timestamp: 1000 + step, step }))
+          .status,
+        200,
+      );
+    const batch = await client.post(`${API}/runs/log-batch`, {
+      run_id: runId,
+      metrics: [
+        { key: "odd", value: "NaN", timestamp: 5, step: 0 },
+        { key: "odd", value: "Infinity", timestamp: 6, step: 1 },
+        { key: "odd", value: "-Infinity", timestamp: 7, step: 2 },
+        { key: "other", value: 2, timestamp: 8, step: 3 },
+      ],
+      params: [{ key: "p", value: "1" }],
+      tags: [{ key: "t", value: "2" }],
+    });
+    assert.equal(batch.status, 200, JSON.stringify(batch.body));
+    const run = await getRun(client, runId);
+    const metrics = new Map(run.data.metrics.map((m: { key: string }) => [m.key, m]));
+    assert.deepEqual(metrics.get("loss"), { key: "loss", value: 0.2, timestamp: 1004, step: 4 });
+    assert.deepEqual(metrics.get("odd"), { key: "odd", value: "-Infinity", timestamp: 7, step: 2 }, "a non-finite latest value is kept");
+    const history = await client.get(`${API}/metrics/get-history`, { run_id: runId, metric_key: "odd" });
+    assert.deepEqual(
+      history.body.metrics.map((m: { value: unknown }) => m.value),
+      ["NaN", "Infinity", "-Infinity"],
+    );
+    const pages: number[] = [];
+    let token: string | undefined;
+    do {
+      const page = await client.get(`${API}/metrics/get-history`, { run_id: runId, metric_key: "loss", max_results: 2, page_token: token });
+      assert.equal(page.status, 200, JSON.stringify(page.body));
+      pages.push(...page.body.metrics.map((m: { step: number }) => m.step));
+      token = page.body.next_page_token;
+    } while (token);
+    assert.deepEqual(pages, [0, 1, 2, 3, 4]);
+    const badValue = await client.post(`${API}/runs/log-metric`, { run_id: runId, key: "x", value: "abc", timestamp: 1, step: 0 });
+    assert.equal(badValue.body.error_code, "INVALID_PARAMETER_VALUE");
+    const project = (await client.get(`${API}/experiments/get`, { experiment_id: run.info.experiment_id })).body.experiment.name;
+    const stepwiseRun = (await client.get("/api/runs/list", { projectName: project })).body.runs[0];
+    const stepwise = await client.get("/api/runs/metrics", { runId: stepwiseRun.id, projectName: project, logName: "odd" });
+    assert.deepEqual(
+      stepwise.body.metrics.map((m: { valueFlag: string }) => m.valueFlag),
+      ["NaN", "Inf", "-Inf"],
+      "the same points through Stepwise's API",
+    );
+  });
+
+  it("samples metrics for many runs with get-history-bulk-interval", async () => {
+    const experimentId = await createExperiment(client);
+    const runs = [await createRun(client, experimentId), await createRun(client, experimentId)];
+    for (const runId of runs)
+      await client.post(`${API}/runs/log-batch`, {
+        run_id: runId,
+        metrics: Array.from({ length: 1000 }, (_, step) => ({ key: "acc", value: step, timestamp: step, step })),
+      });
+    const url = new URL(`${API}/metrics/get-history-bulk-interval`, test.url);
+    for (const runId of runs) url.searchParams.append("run_ids", runId);
+    url.searchParams.set("metric_key", "acc");
+    url.searchParams.set("max_results", "50");
+    const response = await fetch(url, { headers: { authorization: `Bearer ${client.key}` } });
+    const body = (await response.json()) as { metrics: { run_id: string; step: number }[] };
+    assert.equal(response.status, 200);
+    for (const runId of runs) {
+      const steps = body.metrics.filter((m) => m.run_id === runId).map((m) => m.step);
+      assert.ok(steps.length <= 50 && steps.length >= 10, `sampled: ${steps.length}`);
+      assert.equal(steps[0], 0);
+      assert.equal(steps.at(-1), 999, "the sampler keeps the last point");
+    }
+  });
+
+  it("enforces log-batch limits: 1,000 metrics, 100 params, 100 tags, 1,000 items", async () => {
+    const runId = await createRun(client, await createExperiment(client));
+    const metric = (i: number) => ({ key: "m", value: i, timestamp: 1, step: i });
+    const kv = (i: number) => ({ key: `k${i}`, value: "v" });
+    const cases: [string, Record<string, unknown>][] = [
+      ["metrics", { metrics: Array.from({ length: 1001 }, (_, i) => metric(i)) }],
+      ["params", { params: Array.from({ length: 101 }, (_, i) => kv(i)) }],
+      ["tags", { tags: Array.from({ length: 101 }, (_, i) => kv(i)) }],
+      ["items", { metrics: Array.from({ length: 950 }, (_, i) => metric(i)), params: Array.from({ length: 51 }, (_, i) => kv(i)) }],
+    ];
+    for (const [what, body] of cases) {
+      const response = await client.post(`${API}/runs/log-batch`, { run_id: runId, ...body });
+      assert.deepEqual([response.status, response.body.error_code], [400, "INVALID_PARAMETER_VALUE"], what);
+    }
+    const full = await client.post(`${API}/runs/log-batch`, { run_id: runId, metrics: Array.from({ length: 1000 }, (_, i) => metric(i)) });
+    assert.equal(full.status, 200);
+    assert.deepEqual((await getRun(client, runId)).data.params, [], "refused batches stored nothing");
+  });
+
+  it("stores log-inputs and log-model as sent", async () => {
+    const runId = await createRun(client, await createExperiment(client));
+    const dataset = { dataset: { name: "d", digest: "abc", source_type: "local", source: "{}" }, tags: [] };
+    assert.equal((await client.post(`${API}/runs/log-inputs`, { run_id: runId, datasets: [dataset] })).status, 200);
+    assert.equal(
+      (await client.post(`${API}/runs/log-model`, { run_id: runId, model_json: JSON.stringify({ artifact_path: "model" }) })).status,
+      200,
+    );
+    const run = await getRun(client, runId);
+    assert.deepEqual(run.inputs.dataset_inputs, [dataset]);
+    assert.deepEqual(JSON.parse(asMap(run.data.tags).get("mlflow.log-model.history") as string), [{ artifact_path: "model" }]);
+    const models = await client.post(`${API}/logged-models/search`, { experiment_ids: [run.info.experiment_id] });
+    assert.deepEqual([models.status, models.body], [200, { models: [] }]);
+  });
+
+  it("answers errors in MLflow's body: unknown runs and experiments, malformed IDs, unknown endpoints", async () => {
+    for (const [path, query] of [
+      ["/runs/get", { run_id: "0".repeat(32) }],
+      ["/runs/get", { run_id: "not-a-run" }],
+      ["/experiments/get", { experiment_id: "999999" }],
+      ["/experiments/get", { experiment_id: "abc" }],
+    ] as const) {
+      const response = await client.get(`${API}${path}`, query);
+      assert.deepEqual([response.status, response.body.error_code], [404, "RESOURCE_DOES_NOT_EXIST"], `${path} ${JSON.stringify(query)}`);
+      assert.equal(typeof response.body.message, "string");
+    }
+    const missing = await client.get(`${API}/runs/get`);
+    assert.deepEqual([missing.status, missing.body.error_code], [400, "INVALID_PARAMETER_VALUE"]);
+    const unknown = await client.post(`${API}/model-versions/create`, {});
+    assert.deepEqual([unknown.status, unknown.body.error_code], [404, "ENDPOINT_NOT_FOUND"]);
+    const malformed = await client.raw("POST", `${API}/runs/create`, "{", { "content-type": "application/json" });
+    assert.equal(malformed.status, 400);
+    assert.equal(typeof malformed.body.error_code, "string");
+  });
+
+  it("authenticates bearer and basic auth (the key as password); no key is UNAUTHENTICATED", async () => {
+    const basic = `Basic ${Buffer.from(`anyone:${client.key}`).toString("base64")}`;
+    const viaBasic = await client.withKey(undefined).post(`${API}/experiments/create`, { name: "basic-auth" }, { authorization: basic });
+    assert.equal(viaBasic.status, 200, JSON.stringify(viaBasic.body));
+    const none = await client.withKey(undefined).post(`${API}/experiments/create`, { name: "x" });
+    assert.deepEqual([none.status, none.body.error_code], [401, "UNAUTHENTICATED"]);
+    const wrong = await client
+      .withKey(undefined)
+      .get(`${API}/experiments/search`, {}, { authorization: `Basic ${Buffer.from("a:sw_wrong").toString("base64")}` });
+    assert.deepEqual([wrong.status, wrong.body.error_code], [401, "UNAUTHENTICATED"]);
+  });
+
+  it("serves the same API under /ajax-api", async () => {
+    const response = await client.post("/ajax-api/2.0/mlflow/experiments/create", { name: "ajax" });
+    assert.equal(response.status, 200);
+    assert.equal(
+      (await client.get("/ajax-api/2.0/mlflow/experiments/get", { experiment_id: response.body.experiment_id })).body.experiment.name,
+      "ajax",
+    );
+  });
+
+  it("isolates organizations on every route: another organization's experiments and runs do not exist", async () => {
+    const experimentId = await createExperiment(client);
+    const runId = await createRun(client, experimentId);
+    await client.post(`${API}/runs/log-metric`, { run_id: runId, key: "m", value: 1, timestamp: 1, step: 0 });
+    await client.post(`${API}/runs/set-tag`, { run_id: runId, key: "t", value: "v" });
+    const { client: other } = await makeOrg(test);
+    const writes: [string, Record<string, unknown>][] = [
+      ["/experiments/update", { experiment_id: experimentId, new_name: "stolen" }],
+      ["/experiments/delete", { experiment_id: experimentId }],
+      ["/experiments/restore", { experiment_id: experimentId }],
+      ["/experiments/set-experiment-tag", { experiment_id: experimentId, key: "k", value: "v" }],
+      ["/experiments/delete-experiment-tag", { experiment_id: experimentId, key: "k" }],
+      ["/runs/create", { experiment_id: experimentId }],
+      ["/runs/update", { run_id: runId, status: "FAILED" }],
+      ["/runs/delete", { run_id: runId }],
+      ["/runs/restore", { run_id: runId }],
+      ["/runs/log-metric", { run_id: runId, key: "m", value: 2, timestamp: 1, step: 1 }],
+      ["/runs/log-parameter", { run_id: runId, key: "p", value: "1" }],
+      ["/runs/set-tag", { run_id: runId, key: "t", value: "x" }],
+      ["/runs/delete-tag", { run_id: runId, key: "t" }],
+      ["/runs/log-batch", { run_id: runId, params: [{ key: "p", value: "1" }] }],
+      ["/runs/log-inputs", { run_id: runId, datasets: [] }],
+      ["/runs/log-model", { run_id: runId, model_json: "{}" }],
+      ["/runs/search", { experiment_ids: [experimentId] }],
+      ["/logged-models/search", { experiment_ids: [experimentId] }],
+    ];
+    for (const [path, body] of writes) {
+      const response = await other.post(`${API}${path}`, body);
+      assert.deepEqual([response.status, response.body.error_code], [404, "RESOURCE_DOES_NOT_EXIST"], path);
+    }
+    const reads: [string, Record<string, string>][] = [
+      ["/experiments/get", { experiment_id: experimentId }],
+      ["/runs/get", { run_id: runId }],
+      ["/metrics/get-history", { run_id: runId, metric_key: "m" }],
+      ["/metrics/get-history-bulk-interval", { run_ids: runId, metric_key: "m" }],
+      ["/artifacts/list", { run_id: runId }],
+    ];
+    for (const [path, query] of reads) {
+      const response = await other.get(`${API}${path}`, query);
+      assert.deepEqual([response.status, response.body.error_code], [404, "RESOURCE_DOES_NOT_EXIST"], path);
+    }
+    const name = (await client.get(`${API}/experiments/get`, { experiment_id: experimentId })).body.experiment.name;
+    assert.equal((await other.get(`${API}/experiments/get-by-name`, { experiment_name: name })).status, 404);
+    assert.deepEqual((await other.post(`${API}/experiments/search`, {})).body.experiments ?? [], []);
+    const run = await getRun(client, runId);
+    assert.deepEqual(
+      [run.info.status, run.info.lifecycle_stage, run.data.params, asMap(run.data.tags).get("t"), run.data.metrics.length],
+      ["RUNNING", "active", [], "v", 1],
+      "nothing changed",
+    );
+  });
+});

@@ -1,0 +1,346 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { ApiClient } from "../helpers/client.js";
+import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
+import { writeCounter, type WriteCounter } from "../helpers/write-counter.js";
+
+/**
+ * Generated from the OpenAPI document the server publishes, so a new route, parameter or body
+ * field is covered without touching this file: every query parameter, path parameter, header,
+ * JSON body value and key (inside JSON-text fields and NDJSON lines too) of every operation gets
+ * each name Object.prototype answers to. None may give a 5xx; a refused request (4xx) must commit
+ * nothing; the process's Object.prototype must stay as it was; another organization's data must
+ * read back the same. Values come from the schemas (their `examples` first), and parameters that
+ * must name something real (runId, projectName, ...) are filled from a fixture run, so requests get
+ * past look-ups into the code under them.
+ */
+
+const HOSTILE = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf"];
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+interface Schema {
+  type?: string | string[];
+  enum?: Json[];
+  const?: Json;
+  examples?: Json[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: Schema | boolean;
+  items?: Schema;
+  minItems?: number;
+  minLength?: number;
+  minimum?: number;
+  maximum?: number;
+  format?: string;
+  pattern?: string;
+  anyOf?: Schema[];
+}
+interface Parameter {
+  in: "query" | "path" | "header";
+  name: string;
+  required?: boolean;
+  schema: Schema;
+  /** @fastify/swagger moves a schema's single example here. */
+  example?: Json;
+}
+interface Operation {
+  method: string;
+  path: string;
+  parameters: Parameter[];
+  body?: Schema;
+  bodyExample?: Json;
+  secured: boolean;
+}
+
+/** A value a schema accepts: its example, else the simplest one. */
+function sample(schema: Schema, fixtures: ReadonlyMap<string, Json>, name = ""): Json {
+  const fixture = fixtures.get(name);
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
+  if (fixture !== undefined && (typeof fixture === "number") === (type === "integer" || type === "number")) return fixture;
+  if (schema.examples?.length) return schema.examples[0]!;
+  if (schema.const !== undefined) return schema.const;
+  if (schema.enum) return schema.enum[0]!;
+  if (schema.anyOf) return sample(schema.anyOf[0]!, fixtures, name);
+  switch (type) {
+    case "object": {
+      const object: Record<string, Json> = Object.create(null);
+      for (const [key, property] of Object.entries(schema.properties ?? {})) object[key] = sample(property, fixtures, key);
+      if (typeof schema.additionalProperties === "object") object.key = sample(schema.additionalProperties, fixtures);
+      return { ...object };
+    }
+    case "array":
+      return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () => sample(schema.items ?? {}, fixtures));
+    case "integer":
+    case "number":
+      return Math.max(schema.minimum ?? 0, 1);
+    case "boolean":
+      return true;
+    case "string":
+      if (schema.format === "date-time") return new Date(0).toISOString();
+      if (schema.pattern?.includes("\\d")) return "1";
+      return "sample";
+    default:
+      return "sample";
+  }
+}
+
+/** Every way to put one hostile word into a JSON value: as each value, as a new key of each object, in place of each key. */
+function* mutations(value: Json, word: string): Generator<Json> {
+  if (typeof value === "string") {
+    yield word;
+    const inner = parseJsonText(value);
+    if (inner !== undefined) for (const changed of mutations(inner, word)) yield JSON.stringify(changed);
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      for (const changed of mutations(item, word)) yield value.map((other, i) => (i === index ? changed : other));
+    }
+    if (value.length === 0) yield [word];
+    return;
+  }
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value);
+    yield Object.fromEntries([...entries, [word, 1]]);
+    for (const [index, [key, child]] of entries.entries()) {
+      yield Object.fromEntries(entries.map((entry, i) => (i === index ? [word, entry[1]] : entry)));
+      for (const changed of mutations(child, word))
+        yield Object.fromEntries(entries.map((entry, i) => (i === index ? [key, changed] : entry)));
+    }
+    return;
+  }
+  yield word;
+}
+
+function parseJsonText(text: string): Json | undefined {
+  if (!/^\s*[[{]/.test(text)) return undefined;
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    return undefined;
+  }
+}
+
+function operationsOf(document: { paths: Record<string, Record<string, any>> }): Operation[] {
+  return Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({
+      method: method.toUpperCase(),
+      path,
+      parameters: (operation.parameters ?? []) as Parameter[],
+      body: operation.requestBody?.content?.["application/json"]?.schema as Schema | undefined,
+      bodyExample: operation.requestBody?.content?.["application/json"]?.example as Json | undefined,
+      secured: !Array.isArray(operation.security) || operation.security.length > 0,
+    })),
+  );
+}
+
+interface Request {
+  query: Map<string, string>;
+  path: Map<string, string>;
+  headers: Map<string, string>;
+  body: Json | undefined;
+}
+
+describe("generated from the OpenAPI document: Object.prototype names everywhere", () => {
+  let test: TestServer;
+  let client: ApiClient;
+  let operations: Operation[];
+  let writes: WriteCounter;
+  const fixtures = new Map<string, Json>();
+  /** Query and path values of the signed routes, from real signed URLs. */
+  const signed = new Map<string, Map<string, string>>();
+
+  before(async () => {
+    // No stale-run monitor: its lease renewal is a write of its own, and one landing between a
+    // refused request and the write check below reads as "refused but wrote" (seen once under load).
+    test = await startTestServer({ flags: { "--stale-after": "0" } });
+    const org = await makeOrg(test);
+    client = org.client;
+    const run = await client.createRun({
+      projectName: "proto",
+      runName: "fixture",
+      config: JSON.stringify({ lr: 0.1, model: { depth: 2 } }),
+    });
+    const ingest = await client.raw("POST", "/ingest/metrics", JSON.stringify({ time: 1, step: 0, data: { loss: 1 } }), {
+      "x-run-id": String(run.runId),
+      "x-project-name": run.projectName,
+    });
+    assert.equal(ingest.status, 200);
+    const register = await client.raw(
+      "POST",
+      "/files",
+      JSON.stringify({ files: [{ fileName: "f.png", fileType: "png", fileSize: 1, time: 1, step: 0, logName: "images" }] }),
+      { "content-type": "application/json", "x-run-id": String(run.runId), "x-project-name": run.projectName },
+    );
+    const uploadUrl = new URL(Object.values(register.body.images[0])[0] as string);
+    assert.equal((await fetch(uploadUrl, { method: "PUT", body: "x" })).status, 200);
+    const downloadUrl = new URL((await client.get("/api/runs/files", run)).body.files[0].url);
+    for (const url of [uploadUrl, downloadUrl]) signed.set(url.pathname.split("/").slice(0, 3).join("/"), new Map(url.searchParams));
+    const fileId = Number(uploadUrl.pathname.split("/")[3]);
+
+    for (const [name, value] of Object.entries({
+      runId: run.runId,
+      forkRunId: run.runId,
+      runIds: String(run.runId),
+      projectName: run.projectName,
+      displayId: run.displayId,
+      "x-run-id": String(run.runId),
+      "x-project-name": run.projectName,
+      fileId,
+      fileName: "f.png",
+      forkStep: 0,
+      logName: "loss",
+    })) {
+      fixtures.set(name, value);
+    }
+    operations = operationsOf((await client.get("/api/openapi.json")).body);
+    writes = await writeCounter(test);
+  });
+  after(async () => {
+    await writes?.close();
+    await test.close();
+  });
+
+  /** The request that reaches each operation's handler with valid input. */
+  function baseline(operation: Operation): Request {
+    const request: Request = { query: new Map(), path: new Map(), headers: new Map(), body: undefined };
+    const signedQuery = signed.get(operation.path.split("/").slice(0, 3).join("/"));
+    for (const parameter of operation.parameters) {
+      const target = parameter.in === "query" ? request.query : parameter.in === "path" ? request.path : request.headers;
+      const value = signedQuery?.get(parameter.name) ?? parameter.example ?? sample(parameter.schema, fixtures, parameter.name);
+      if (parameter.required || parameter.in !== "query" || fixtures.has(parameter.name) || signedQuery?.has(parameter.name)) {
+        target.set(parameter.name, String(value));
+      }
+    }
+    // Headers some routes read without declaring them (file registration names its run like ingest does).
+    for (const name of ["x-run-id", "x-project-name"])
+      if (!request.headers.has(name)) request.headers.set(name, String(fixtures.get(name)));
+    if (operation.body) request.body = operation.bodyExample ?? sample(operation.body, fixtures);
+    return request;
+  }
+
+  async function send(operation: Operation, request: Request, key: string | undefined) {
+    let path = operation.path;
+    for (const [name, value] of request.path) path = path.replace(`{${name}}`, encodeURIComponent(value));
+    const url = new URL(path, test.url);
+    for (const [name, value] of request.query) url.searchParams.set(name, value);
+    const headers: Record<string, string> = Object.fromEntries(request.headers);
+    if (key) headers.authorization ??= `Bearer ${key}`;
+    let body: string | undefined;
+    if (request.body !== undefined) {
+      headers["content-type"] = "application/json";
+      body = typeof request.body === "string" ? request.body : JSON.stringify(request.body);
+    }
+    const response = await fetch(url, { method: operation.method, headers, body });
+    return { status: response.status, text: await response.text() };
+  }
+
+  /** Every variant of the baseline with one slot holding `word`. */
+  function* variants(operation: Operation, word: string): Generator<[string, Request]> {
+    const base = baseline(operation);
+    for (const slot of ["query", "path", "headers"] as const) {
+      const names = new Set([...base[slot].keys(), ...operation.parameters.filter((p) => `${p.in}s`.startsWith(slot)).map((p) => p.name)]);
+      for (const name of names) yield [`${slot} ${name}`, { ...base, [slot]: new Map([...base[slot], [name, word]]) }];
+    }
+    yield ["header x-request-id", { ...base, headers: new Map([...base.headers, ["x-request-id", word]]) }];
+    yield ["header authorization", { ...base, headers: new Map([...base.headers, ["authorization", `Bearer ${word}`]]) }];
+    if (base.body !== undefined) {
+      let index = 0;
+      for (const body of mutations(base.body, word))
+        yield [`body variant ${index++}: ${JSON.stringify(body).slice(0, 200)}`, { ...base, body }];
+    }
+  }
+
+  /** What organization `default` (not the one under attack) holds, read through the API. */
+  async function otherOrganization(): Promise<string> {
+    const projects = await test.client.get("/api/runs/projects");
+    const runs = await Promise.all(
+      (projects.body.projects as { name: string }[]).map((project) =>
+        test.client.get("/api/runs/list", { projectName: project.name, includeFieldValues: true }),
+      ),
+    );
+    return JSON.stringify([projects.body, runs.map((list) => list.body)]);
+  }
+
+  it("the document lists the routes this test must reach", () => {
+    assert.ok(operations.length >= 30, `only ${operations.length} operations`);
+    for (const operation of operations.filter((op) => op.path !== "/api/openapi.json")) {
+      assert.ok(
+        operation.parameters.length > 0 || operation.body || operation.method === "GET" || operation.path === "/api/slug",
+        operation.path,
+      );
+    }
+  });
+
+  it("every baseline request succeeds, so the variants reach the handlers", async () => {
+    const failed: string[] = [];
+    for (const operation of operations) {
+      const answer = await send(operation, baseline(operation), operation.secured ? client.key : undefined);
+      if (answer.status >= 300) failed.push(`${operation.method} ${operation.path}: ${answer.status} ${answer.text.slice(0, 200)}`);
+    }
+    assert.deepEqual(failed, []);
+  });
+
+  it("every integer a client sends is bounded above and below in its schema", () => {
+    const unbounded: string[] = [];
+    const visit = (schema: Schema | undefined, where: string): void => {
+      if (!schema || typeof schema !== "object") return;
+      const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+      if (types.includes("integer") && (schema.maximum === undefined || schema.minimum === undefined)) unbounded.push(where);
+      for (const [name, property] of Object.entries(schema.properties ?? {})) visit(property, `${where}.${name}`);
+      if (typeof schema.additionalProperties === "object") visit(schema.additionalProperties, `${where}.*`);
+      visit(schema.items, `${where}[]`);
+      for (const [index, branch] of (schema.anyOf ?? []).entries()) visit(branch, `${where}|${index}`);
+    };
+    for (const operation of operations) {
+      for (const parameter of operation.parameters)
+        visit(parameter.schema, `${operation.method} ${operation.path} ${parameter.in} ${parameter.name}`);
+      visit(operation.body, `${operation.method} ${operation.path} body`);
+    }
+    assert.deepEqual(unbounded, []);
+  });
+
+  it("integers past any bound in parameters are a 400, not a 500", async () => {
+    const failures: string[] = [];
+    for (const operation of operations) {
+      for (const parameter of operation.parameters.filter((p) => [p.schema.type].flat().includes("integer"))) {
+        for (const value of ["9223372036854775808", "-9223372036854775809", "1e400", "9007199254740993"]) {
+          const request = baseline(operation);
+          const slot = parameter.in === "query" ? request.query : parameter.in === "path" ? request.path : request.headers;
+          slot.set(parameter.name, value);
+          const answer = await send(operation, request, operation.secured ? client.key : undefined);
+          if (answer.status !== 400)
+            failures.push(
+              `${operation.method} ${operation.path} ${parameter.name}=${value}: ${answer.status} ${answer.text.slice(0, 200)}`,
+            );
+        }
+      }
+    }
+    assert.deepEqual(failures, []);
+  });
+
+  it("no 5xx, no write on refusal, no prototype change, no change to another organization", async () => {
+    await test.client.createRun({ projectName: "bystander", config: JSON.stringify({ a: { b: 1 } }) });
+    const otherBefore = await otherOrganization();
+    const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).join();
+    const failures: string[] = [];
+    let requests = 0;
+    for (const operation of operations) {
+      for (const word of HOSTILE) {
+        for (const [slot, request] of variants(operation, word)) {
+          const version = await writes.read();
+          const answer = await send(operation, request, operation.secured ? client.key : undefined);
+          requests++;
+          const where = `${operation.method} ${operation.path} ${slot} = ${word}`;
+          if (answer.status >= 500) failures.push(`${where}: ${answer.status} ${answer.text.slice(0, 200)}`);
+          else if (answer.status >= 400 && (await writes.read()) !== version)
+            failures.push(`${where}: refused with ${answer.status} but wrote`);
+        }
+      }
+    }
+    assert.deepEqual(failures, []);
+    assert.equal(Object.getOwnPropertyNames(Object.prototype).join(), prototypeBefore);
+    assert.equal(await otherOrganization(), otherBefore);
+    assert.ok(requests > 1000, `only ${requests} requests`);
+  });
+});

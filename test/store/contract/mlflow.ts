@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import { it } from "node:test";
+import { DomainError } from "../../../src/domain/errors.js";
+import type { Store } from "../../../src/store/store.js";
+import { ACTOR, newOrg, runInput, T0 } from "./backends.js";
+
+/** What MLflow's protocol stores beside Stepwise's fields: run IDs, key-value tags, lifecycle, projects made empty. */
+export function mlflowContract(store: () => Store): void {
+  it("gives every run a stable 32-hex MLflow run ID, found only in its organization", async () => {
+    const s = store();
+    const orgId = await newOrg(s);
+    const other = await newOrg(s);
+    const { run } = await s.createRun(orgId, runInput({ mlflowTags: [["mlflow.user", "ann"]] }), ACTOR);
+    const { run: second } = await s.createRun(orgId, runInput(), ACTOR);
+    assert.match(run.mlflowId, /^[0-9a-f]{32}$/);
+    assert.notEqual(run.mlflowId, second.mlflowId);
+    assert.deepEqual(run.mlflowTags, [["mlflow.user", "ann"]]);
+    assert.deepEqual([run.deletedAt, run.mlflowInputs], [null, null]);
+    assert.equal((await s.getRunByMlflowId(orgId, run.mlflowId))?.id, run.id);
+    assert.equal((await s.getRun(orgId, run.id))?.mlflowId, run.mlflowId, "stable");
+    assert.equal(await s.getRunByMlflowId(other, run.mlflowId), undefined, "another organization's run reads as absent");
+  });
+
+  it("applies a run's MLflow change whole, or not at all when the rule throws", async () => {
+    const s = store();
+    const orgId = await newOrg(s);
+    const { run } = await s.createRun(orgId, runInput({ config: { a: 1 } }), ACTOR);
+    const updated = await s.updateRunMlflow(
+      orgId,
+      run.id,
+      (state) => ({
+        ...state,
+        name: "renamed",
+        config: { a: 1, lr: "0.1" },
+        mlflowTags: [["k", "v"]],
+        mlflowInputs: [{ d: 1 }],
+        deletedAt: T0 + 5,
+      }),
+      T0 + 5,
+    );
+    assert.deepEqual(
+      [updated?.name, updated?.config, updated?.mlflowTags, updated?.mlflowInputs, updated?.deletedAt, updated?.updatedAt],
+      ["renamed", { a: 1, lr: "0.1" }, [["k", "v"]], [{ d: 1 }], T0 + 5, T0 + 5],
+    );
+    await assert.rejects(
+      s.updateRunMlflow(
+        orgId,
+        run.id,
+        () => {
+          throw new DomainError("INVALID_INPUT", "no");
+        },
+        T0 + 6,
+      ),
+      /no/,
+    );
+    assert.equal((await s.getRun(orgId, run.id))?.updatedAt, T0 + 5, "nothing written");
+    assert.equal(await s.updateRunMlflow(await newOrg(s), run.id, (state) => state, T0), undefined, "other organization");
+  });
+
+  it("creates empty projects once per name, and renames, tags and deletes them; a taken name is a CONFLICT", async () => {
+    const s = store();
+    const orgId = await newOrg(s);
+    const project = await s.createProject(orgId, "exp", T0);
+    assert.deepEqual([project.name, project.runCount, project.mlflowTags, project.deletedAt], ["exp", 0, [], null]);
+    await assert.rejects(s.createProject(orgId, "exp", T0), (error: DomainError) => error.code === "CONFLICT");
+    await s.createProject(orgId, "taken", T0);
+    assert.equal((await s.getProject(orgId, project.id))?.name, "exp");
+    assert.equal(await s.getProject(await newOrg(s), project.id), undefined, "other organization");
+    const changed = await s.updateProjectMlflow(
+      orgId,
+      project.id,
+      (state) => ({ ...state, name: "exp2", mlflowTags: [["t", "1"]], deletedAt: T0 + 1 }),
+      T0 + 1,
+    );
+    assert.deepEqual([changed?.name, changed?.mlflowTags, changed?.deletedAt], ["exp2", [["t", "1"]], T0 + 1]);
+    await assert.rejects(
+      s.updateProjectMlflow(orgId, project.id, (state) => ({ ...state, name: "taken" }), T0 + 2),
+      (error: DomainError) => error.code === "CONFLICT",
+    );
+    assert.equal((await s.getProject(orgId, project.id))?.name, "exp2");
+    const { run } = await s.createRun(orgId, runInput({ projectName: "exp2" }), ACTOR);
+    assert.equal(run.projectId, project.id, "a run logged to the project lands in it");
+  });
+
+  it("lists a project's runs with what MLflow's search reads, newest first", async () => {
+    const s = store();
+    const orgId = await newOrg(s);
+    const { run: a } = await s.createRun(orgId, runInput({ name: "a", config: { p: "1" }, mlflowTags: [["t", "x"]], now: T0 }), ACTOR);
+    const { run: b } = await s.createRun(orgId, runInput({ name: "b", tags: ["good"], now: T0 + 1 }), ACTOR);
+    const listed = await s.listMlflowCandidates(orgId, a.projectId);
+    assert.deepEqual(
+      listed.map((c) => [c.id, c.mlflowId, c.name, c.status, c.tags, c.mlflowTags, c.createdAt, c.config, c.deletedAt]),
+      [
+        [b.id, b.mlflowId, "b", "RUNNING", ["good"], [], T0 + 1, null, null],
+        [a.id, a.mlflowId, "a", "RUNNING", [], [["t", "x"]], T0, { p: "1" }, null],
+      ],
+    );
+    assert.deepEqual(await s.listMlflowCandidates(await newOrg(s), a.projectId), []);
+  });
+
+  it("deletes a file record in its organization only", async () => {
+    const s = store();
+    const orgId = await newOrg(s);
+    const { run } = await s.createRun(orgId, runInput(), ACTOR);
+    const [file] = (await s.registerFiles(
+      orgId,
+      run.id,
+      [{ logName: "artifacts", fileName: "a.txt", fileType: "txt", fileSize: 1, time: T0, step: 0 }],
+      T0,
+    ))!;
+    assert.equal(await s.deleteFile(await newOrg(s), file!.id), false);
+    assert.equal(await s.deleteFile(orgId, file!.id), true);
+    assert.equal(await s.getFile(file!.id), undefined);
+  });
+}

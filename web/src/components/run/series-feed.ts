@@ -1,0 +1,89 @@
+// The points behind a run's charts: loaded for the charts on screen only, one request for all of
+// them (per URL-sized batch of names), and while the run is live, one request per refresh for the
+// visible charts whose metric has new steps (the statistics, reloaded each refresh, tell which).
+// A failed load is retried with backoff; what was loaded stays.
+
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { api, type RunRef } from "../../api.ts";
+import { backoffDelay, batchNames } from "../../lib/retry.ts";
+import { lastStep, mergePoints } from "../../lib/series.ts";
+import { METRIC_READ_NAMES, type MetricPoint, type MetricStatistics } from "../../types.ts";
+
+/** Points per metric and request: about one per horizontal pixel of a wide chart (the server keeps extremes and non-finite points). */
+export const POINTS_PER_CHART = 1000;
+
+export interface RunSeries {
+  /** Loaded points by metric; a metric not loaded yet is absent. */
+  points: ReadonlyMap<string, MetricPoint[]>;
+  /** A chart tells when it comes on screen or leaves it. */
+  setVisible: (logName: string, visible: boolean) => void;
+}
+
+function byName(points: MetricPoint[]): Map<string, MetricPoint[]> {
+  const grouped = new Map<string, MetricPoint[]>();
+  for (const point of points) {
+    const list = grouped.get(point.logName);
+    if (list) list.push(point);
+    else grouped.set(point.logName, [point]);
+  }
+  return grouped;
+}
+
+export function useRunSeries(run: RunRef, metrics: readonly MetricStatistics[] | undefined): RunSeries {
+  const [points, setPoints] = useState<ReadonlyMap<string, MetricPoint[]>>(new Map());
+  const [visible, setVisibleNames] = useState<ReadonlySet<string>>(new Set());
+  const inFlight = useRef(new Set<string>());
+  const failures = useRef(0);
+  const mounted = useRef(true);
+  useEffect(() => () => void (mounted.current = false), []);
+  const [retryTick, setRetryTick] = useState(0);
+
+  const setVisible = useCallback((logName: string, shown: boolean) => {
+    setVisibleNames((current) => {
+      if (current.has(logName) === shown) return current;
+      const next = new Set(current);
+      if (shown) next.add(logName);
+      else next.delete(logName);
+      return next;
+    });
+  }, []);
+
+  useEffect(() => {
+    if (!metrics) return;
+    const lastStepOf = new Map(metrics.map((metric) => [metric.logName, metric.lastPoint?.step ?? -1]));
+    const idle = [...visible].filter((name) => !inFlight.current.has(name) && lastStepOf.has(name));
+    // Charts on screen without points get their whole series; charts behind their metric's last step get the new steps.
+    const missing = idle.filter((name) => !points.has(name));
+    const behind = idle.filter((name) => points.has(name) && lastStepOf.get(name)! > lastStep(points.get(name)!));
+    const load = (names: string[], stepMin: number | undefined) => {
+      for (const batch of batchNames(names, METRIC_READ_NAMES)) {
+        for (const name of batch) inFlight.current.add(name);
+        api.metricsOf(run, batch, { limit: POINTS_PER_CHART, stepMin }).then(
+          (loaded) => {
+            for (const name of batch) inFlight.current.delete(name);
+            failures.current = 0;
+            if (!mounted.current) return;
+            const grouped = byName(loaded);
+            setPoints((current) => {
+              const next = new Map(current);
+              for (const name of batch) next.set(name, mergePoints(current.get(name) ?? [], grouped.get(name) ?? []));
+              return next;
+            });
+          },
+          () => {
+            for (const name of batch) inFlight.current.delete(name);
+            if (mounted.current) setTimeout(() => setRetryTick((tick) => tick + 1), backoffDelay(failures.current++));
+          },
+        );
+      }
+    };
+    if (missing.length > 0) load(missing, undefined);
+    // One request for every chart behind: from the lowest step any of them lacks (a chart already
+    // past it gets steps it has again, and mergePoints keeps one point per step).
+    if (behind.length > 0) load(behind, Math.min(...behind.map((name) => lastStep(points.get(name)!) + 1)));
+    // points is read, not a trigger: a load finishing must not start another by itself. A load
+    // outlives a re-run of this effect (a scroll, a refresh): its names stay in flight until it ends.
+  }, [run.runId, metrics, visible, retryTick]);
+
+  return { points, setVisible };
+}

@@ -1,0 +1,131 @@
+// The series behind the workspace's panels: loaded for the panels on screen only, with one batch
+// request (POST /api/runs/metrics/batch) per refresh for every run × metric the visible panels
+// lack (plus, while the first panel on screen has nothing yet, one of its own first), split only
+// where the endpoint's limits demand it (200 runs, 100 metrics, and runs × metrics × points per
+// series ≤ 2,000,000: at 250 buckets, 200 runs take 9 metrics a request). While a shown run is
+// RUNNING, each refresh asks again for that run's visible metrics. An unreachable server is
+// retried with backoff; what was loaded stays.
+
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { api, ServerUnreachable } from "../../api.ts";
+import { backoffDelay } from "../../lib/retry.ts";
+import { type BatchSeries, batchPlan } from "../../lib/workspace.ts";
+
+/** Buckets per series: each keeps its first, last, min, max and non-finite points (about 4 points each). */
+export const WORKSPACE_BUCKETS = 250;
+
+const pairKey = (runId: number, logName: string) => `${runId}\n${logName}`;
+
+export interface WorkspaceSeries {
+  /** A loaded series by run and metric; a pair the server has no points for is loaded and empty. */
+  get: (runId: number, logName: string) => BatchSeries | undefined;
+  /** A panel tells which metrics it needs while it is on screen (none once it leaves). */
+  setVisible: (panelId: string, logNames: string[]) => void;
+  /** Batch requests sent so far (tests and the bench count them). */
+  requests: number;
+  error: string | undefined;
+  /** Bumps whenever series arrive. */
+  version: number;
+}
+
+export function useWorkspaceSeries(
+  projectName: string,
+  runIds: readonly number[],
+  /** Every panel's ID, in the order they are shown. */
+  panelOrder: readonly string[],
+  liveRunIds: readonly number[],
+  liveTick: number,
+): WorkspaceSeries {
+  const loaded = useRef(new Map<string, BatchSeries>());
+  const inFlight = useRef(new Set<string>());
+  const [visible, setVisibleMap] = useState<ReadonlyMap<string, string[]>>(new Map());
+  const [version, setVersion] = useState(0);
+  const [error, setError] = useState<string>();
+  const [retryTick, setRetryTick] = useState(0);
+  const requests = useRef(0);
+  const failures = useRef(0);
+  const mounted = useRef(true);
+  useEffect(() => () => void (mounted.current = false), []);
+  // Another project starts empty.
+  useEffect(() => {
+    loaded.current = new Map();
+    inFlight.current = new Set();
+  }, [projectName]);
+
+  const setVisible = useCallback((panelId: string, logNames: string[]) => {
+    setVisibleMap((current) => {
+      const before = current.get(panelId);
+      if ((before?.join("\n") ?? "") === logNames.join("\n")) return current;
+      const next = new Map(current);
+      if (logNames.length > 0) next.set(panelId, logNames);
+      else next.delete(panelId);
+      return next;
+    });
+  }, []);
+
+  const request = (ids: number[], names: string[]) => {
+    for (const { runIds: chunkIds, logNames: chunkNames } of batchPlan(ids, names, WORKSPACE_BUCKETS)) {
+      const keys = chunkIds.flatMap((runId) => chunkNames.map((name) => pairKey(runId, name)));
+      for (const key of keys) inFlight.current.add(key);
+      requests.current++;
+      api.metricsBatch({ projectName, runIds: chunkIds, logNames: chunkNames, buckets: WORKSPACE_BUCKETS }).then(
+        (answer) => {
+          for (const key of keys) inFlight.current.delete(key);
+          failures.current = 0;
+          if (!mounted.current) return;
+          // Pairs without points are loaded too (empty), so they are not asked for again.
+          for (const runId of chunkIds)
+            for (const logName of chunkNames)
+              loaded.current.set(pairKey(runId, logName), { runId, logName, steps: [], values: [], nonFiniteFlags: [], times: [] });
+          for (const series of answer.series) loaded.current.set(pairKey(series.runId, series.logName), series);
+          setError(undefined);
+          setVersion((n) => n + 1);
+        },
+        (failure: Error) => {
+          for (const key of keys) inFlight.current.delete(key);
+          if (!mounted.current) return;
+          if (failure instanceof ServerUnreachable) setTimeout(() => setRetryTick((n) => n + 1), backoffDelay(failures.current++));
+          else setError(failure.message);
+        },
+      );
+    }
+  };
+
+  // Whatever the given metrics lack: the runs missing any of them × the metrics any run lacks.
+  const requestLacking = (names: string[]) => {
+    const lackingRuns = new Set<number>();
+    const lackingNames = new Set<string>();
+    for (const runId of runIds)
+      for (const name of names) {
+        const key = pairKey(runId, name);
+        if (loaded.current.has(key) || inFlight.current.has(key)) continue;
+        lackingRuns.add(runId);
+        lackingNames.add(name);
+      }
+    if (lackingRuns.size > 0) request([...lackingRuns], [...lackingNames]);
+  };
+
+  // The first panel on screen asks on its own while it lacks series: its small answer draws it
+  // without waiting for the whole window's (docs/benchmarks.md, "Workspace page"); then the rest.
+  useEffect(() => {
+    const first = panelOrder.find((panelId) => visible.has(panelId));
+    if (first !== undefined && visible.size > 1) requestLacking(visible.get(first)!);
+    requestLacking([...new Set([...visible.values()].flat())]);
+  }, [projectName, runIds.join(","), visible, retryTick]);
+
+  // A live refresh: the RUNNING runs' visible metrics again (the server buckets the whole series anew).
+  useEffect(() => {
+    if (liveTick === 0) return;
+    const names = [...new Set([...visible.values()].flat())];
+    const ids = liveRunIds.filter((runId) => names.some((name) => !inFlight.current.has(pairKey(runId, name))));
+    if (ids.length > 0 && names.length > 0) request(ids, names);
+  }, [liveTick]);
+
+  return {
+    get: (runId, logName) => loaded.current.get(pairKey(runId, logName)),
+    setVisible,
+    requests: requests.current,
+    error,
+    version,
+  };
+}

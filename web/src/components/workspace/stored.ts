@@ -1,0 +1,62 @@
+// Workspace state kept in this browser (localStorage), shared by every component of the page that
+// reads it: the runs table's eye toggles and the workspace panels see the same hidden runs at once.
+// Keys (per project): `stepwise.workspace.<project>` (layout: added panels, panel options,
+// collapsed sections, run cap; lib/workspace.ts) and `stepwise.hiddenRuns.<project>` (run IDs).
+
+import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { hiddenRunsStorageKey, type Layout, layoutStorageKey, parseHiddenRuns, parseLayout } from "../../lib/workspace.ts";
+
+/** Listeners by storage key: a write tells the page's other readers of the same key. */
+const listeners = new Map<string, Set<() => void>>();
+
+function useStored<T>(key: string, parse: (text: string | null) => T): [T, (next: T) => void] {
+  const read = useCallback(() => {
+    try {
+      return parse(localStorage.getItem(key));
+    } catch {
+      return parse(null);
+    }
+  }, [key]);
+  const [value, setValue] = useState<T>(read);
+  // This reader's listener: a write by this reader does not re-read (its value stays the same object).
+  const own = useRef<() => void>(() => undefined);
+  useEffect(() => {
+    setValue(read());
+    const listener = () => setValue(read());
+    own.current = listener;
+    const set = listeners.get(key) ?? new Set();
+    set.add(listener);
+    listeners.set(key, set);
+    // Another tab of the same project writes too.
+    const onStorage = (event: StorageEvent) => event.key === key && listener();
+    addEventListener("storage", onStorage);
+    return () => {
+      set.delete(listener);
+      removeEventListener("storage", onStorage);
+    };
+  }, [key]);
+  const store = useCallback(
+    (next: T) => {
+      try {
+        localStorage.setItem(key, JSON.stringify(next));
+      } catch {
+        // Storage full or denied: the change holds for this page only.
+      }
+      setValue(next);
+      for (const listener of listeners.get(key) ?? []) if (listener !== own.current) listener();
+    },
+    [key],
+  );
+  return [value, store];
+}
+
+export function useLayout(projectName: string): [Layout, (layout: Layout) => void] {
+  return useStored(layoutStorageKey(projectName), parseLayout);
+}
+
+export function useHiddenRuns(projectName: string) {
+  const [hidden, setHidden] = useStored(hiddenRunsStorageKey(projectName), parseHiddenRuns);
+  const set = useMemo(() => new Set(hidden), [hidden]);
+  const toggle = (runId: number) => setHidden(hidden.includes(runId) ? hidden.filter((id) => id !== runId) : [...hidden, runId]);
+  return { hidden: set, toggle, showAll: () => setHidden([]) };
+}

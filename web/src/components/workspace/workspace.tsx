@@ -1,0 +1,192 @@
+// The project workspace (docs/decisions.md, "Web UI: the project workspace"): one panel per metric across the runs
+// of the table's current selection — the runs matching its search and filters, in its order, up to
+// a cap the user raises (20 → 50 → 100 → 200) — grouped in sections by log group (train, val, then
+// the rest), sections collapsible, panels searchable, added panels with several metrics. Hidden
+// runs (the table's eye toggles) are left out of every panel. The layout and the hidden runs are
+// kept in this browser, per project (stored.ts).
+
+import { useMemo, useState } from "preact/hooks";
+import { api } from "../../api.ts";
+import { useAsync, useInterval } from "../../hooks.ts";
+import {
+  addCustomPanel,
+  CUSTOM_SECTION,
+  moveCustomPanel,
+  nextCap,
+  optionsOf,
+  removeCustomPanel,
+  toggleCollapsed,
+  withOptions,
+  workspaceSections,
+} from "../../lib/workspace.ts";
+import { ErrorNote, Loading, MetricSearch } from "../common.tsx";
+import "./workspace.css";
+import { useWorkspaceSeries } from "./batch-feed.ts";
+import { WorkspacePanel } from "./panel.tsx";
+import { useHiddenRuns, useLayout } from "./stored.ts";
+
+/** The table's selection: what its URL says. */
+export interface Selection {
+  search: string;
+  tags: string;
+  status: string;
+  sort: string;
+  filter: string;
+}
+
+/** How often the workspace refreshes while a shown run is RUNNING. */
+const LIVE_INTERVAL_MS = 5000;
+
+function AddPanel({ metricNames, onAdd }: { metricNames: readonly string[]; onAdd: (names: string[]) => void }) {
+  const [open, setOpen] = useState(false);
+  const [chosen, setChosen] = useState<string[]>([]);
+  if (!open)
+    return (
+      <button type="button" onClick={() => setOpen(true)} data-testid="add-panel">
+        Add panel
+      </button>
+    );
+  return (
+    <span class="add-panel">
+      <select
+        multiple
+        size={Math.min(6, Math.max(2, metricNames.length))}
+        aria-label="Metrics of the new panel"
+        data-testid="add-panel-metrics"
+        onChange={(event) => setChosen([...event.currentTarget.selectedOptions].map((option) => option.value))}
+      >
+        {metricNames.map((name) => (
+          <option key={name} value={name} selected={chosen.includes(name)}>
+            {name}
+          </option>
+        ))}
+      </select>
+      <button
+        type="button"
+        disabled={chosen.length === 0}
+        data-testid="add-panel-confirm"
+        onClick={() => {
+          onAdd(chosen);
+          setChosen([]);
+          setOpen(false);
+        }}
+      >
+        Add {chosen.length > 0 ? `(${chosen.length} metrics)` : ""}
+      </button>
+      <button type="button" class="link" onClick={() => setOpen(false)}>
+        cancel
+      </button>
+    </span>
+  );
+}
+
+export function Workspace({ projectName, selection }: { projectName: string; selection: Selection }) {
+  const [layout, setLayout] = useLayout(projectName);
+  const { hidden, showAll } = useHiddenRuns(projectName);
+  const [search, setSearch] = useState("");
+  const cap = layout.cap;
+  const runs = useAsync(
+    () => api.listRuns({ projectName, ...selection, limit: cap, offset: 0 }),
+    [projectName, selection.search, selection.tags, selection.status, selection.sort, selection.filter, cap],
+  );
+  const selected = runs.data?.runs ?? [];
+  // The same array until the runs or the hidden set change: panels redraw only then.
+  const shown = useMemo(() => selected.filter((run) => !hidden.has(run.id)), [runs.data, hidden]);
+  const selectedIds = selected.map((run) => run.id);
+  const names = useAsync(
+    () => (selectedIds.length > 0 ? api.metricNames(projectName, selectedIds) : Promise.resolve({ projectName, metricNames: [] })),
+    [projectName, selectedIds.join(",")],
+  );
+  const live = shown.filter((run) => run.status === "RUNNING").map((run) => run.id);
+  const [liveTick, setLiveTick] = useState(0);
+  useInterval(
+    () => {
+      setLiveTick((tick) => tick + 1);
+      runs.reload();
+      names.reload(); // a live run may log new metrics
+    },
+    LIVE_INTERVAL_MS,
+    live.length > 0,
+  );
+  const metricNames = names.data?.metricNames ?? [];
+  const sections = workspaceSections(metricNames, layout, search);
+  const feed = useWorkspaceSeries(
+    projectName,
+    shown.map((run) => run.id),
+    sections.flatMap(([, panels]) => panels.map((panel) => panel.id)),
+    live,
+    liveTick,
+  );
+  const total = runs.data?.total ?? 0;
+  const more = nextCap(cap);
+  const hiddenHere = selected.length - shown.length;
+
+  return (
+    <section class="workspace" aria-label="Workspace" data-testid="workspace">
+      <h2>Charts</h2>
+      <div class="toolbar workspace-toolbar">
+        <MetricSearch count={metricNames.length} value={search} onChange={setSearch} testId="workspace-search" />
+        <span data-testid="workspace-count">
+          showing {selected.length} of {total} runs
+          {hiddenHere > 0 && (
+            <>
+              {" "}
+              ({hiddenHere} hidden,{" "}
+              <button type="button" class="link" onClick={showAll}>
+                show all
+              </button>
+              )
+            </>
+          )}
+        </span>
+        {more !== null && total > selected.length && (
+          <button type="button" onClick={() => setLayout({ ...layout, cap: more })} data-testid="raise-cap">
+            Show up to {more}
+          </button>
+        )}
+        <AddPanel metricNames={metricNames} onAdd={(logNames) => setLayout(addCustomPanel(layout, logNames))} />
+      </div>
+      <ErrorNote error={runs.error ?? names.error ?? feed.error} />
+      {(runs.loading && !runs.data) || (names.loading && !names.data) ? <Loading what="charts" /> : null}
+      {names.data && metricNames.length === 0 && <p class="muted">The selected runs have no metrics yet.</p>}
+      {names.data && metricNames.length > 0 && sections.length === 0 && <p class="muted">No metric matches “{search}”.</p>}
+      {sections.map(([section, panels]) => {
+        const collapsed = layout.collapsed.includes(section);
+        return (
+          <details
+            class="chart-group"
+            open={!collapsed}
+            key={section}
+            data-section={section}
+            onToggle={(event) => {
+              if (event.currentTarget.open === collapsed) setLayout(toggleCollapsed(layout, section));
+            }}
+          >
+            <summary>
+              {section === "" ? "(no group)" : section} <span class="muted">{panels.length}</span>
+            </summary>
+            {!collapsed && (
+              <div class="chart-grid">
+                {panels.map((panel) => (
+                  <WorkspacePanel
+                    key={panel.id}
+                    panel={panel}
+                    runs={shown}
+                    options={optionsOf(layout, panel.id)}
+                    metricNames={metricNames}
+                    seriesOf={feed.get}
+                    version={feed.version}
+                    onVisible={feed.setVisible}
+                    onOptions={(options) => setLayout(withOptions(layout, panel.id, options))}
+                    onMove={section === CUSTOM_SECTION ? (delta) => setLayout(moveCustomPanel(layout, panel.id, delta)) : undefined}
+                    onRemove={section === CUSTOM_SECTION ? () => setLayout(removeCustomPanel(layout, panel.id)) : undefined}
+                  />
+                ))}
+              </div>
+            )}
+          </details>
+        );
+      })}
+    </section>
+  );
+}

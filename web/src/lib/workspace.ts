@@ -1,0 +1,314 @@
+// The project workspace's pure logic: how metrics fall into sections and panels, the layout kept in
+// the browser (localStorage, key `stepwise.workspace.<project>`), hidden runs (key
+// `stepwise.hiddenRuns.<project>`), the visible-run cap, metric search, and turning the batch
+// read's series into chart lines on the chosen x axis. Stored text is parsed defensively: a
+// malformed or older layout falls back to defaults part by part, never throws.
+
+import { BATCH_MAX_LOG_NAMES, BATCH_MAX_POINTS, BATCH_MAX_RUNS, logGroupOf, pointsPerSeriesBound } from "../types.ts";
+import type { NonFiniteKind } from "./series.ts";
+import { nonFiniteKind } from "./series.ts";
+
+/** How many runs the workspace overlays: the user raises the cap one step at a time. */
+export const RUN_CAPS = [20, 50, 100, 200] as const;
+export const DEFAULT_CAP = RUN_CAPS[0];
+
+/** The next larger cap, or null at the largest. */
+export function nextCap(cap: number): number | null {
+  return RUN_CAPS.find((step) => step > cap) ?? null;
+}
+
+/** Sections first: `train`, then `val`, then every other group alphabetically, the ungrouped ("") last. */
+const FIRST_SECTIONS = ["train", "val"];
+export function compareSections(a: string, b: string): number {
+  const rank = (name: string) => {
+    const first = FIRST_SECTIONS.indexOf(name);
+    if (first !== -1) return first;
+    return name === "" ? FIRST_SECTIONS.length + 1 : FIRST_SECTIONS.length;
+  };
+  return rank(a) - rank(b) || a.localeCompare(b);
+}
+
+/** Items grouped by the log group of their name, sections ordered by compareSections, names alphabetically inside. */
+export function sectionsOf<T>(items: readonly T[], nameOf: (item: T) => string): [string, T[]][] {
+  const groups = new Map<string, T[]>();
+  for (const item of [...items].sort((a, b) => nameOf(a).localeCompare(nameOf(b)))) {
+    const group = logGroupOf(nameOf(item));
+    const members = groups.get(group);
+    if (members) members.push(item);
+    else groups.set(group, [item]);
+  }
+  return [...groups.entries()].sort(([a], [b]) => compareSections(a, b));
+}
+
+/** Metric search: a plain, case-insensitive substring (characters like `.` or `(` match themselves). */
+export function matchesSearch(name: string, search: string): boolean {
+  return name.toLowerCase().includes(search.trim().toLowerCase());
+}
+
+export type XChoice = "step" | "relative" | "wall" | "metric";
+export const X_CHOICES: readonly XChoice[] = ["step", "relative", "wall", "metric"];
+
+export interface PanelOptions {
+  logScale: boolean;
+  /** EMA weight, 0 (off) to 0.99. */
+  smoothing: number;
+  xAxis: XChoice;
+  /** With xAxis "metric": the metric whose value at each step is the x. */
+  xMetric: string;
+}
+export const DEFAULT_PANEL_OPTIONS: PanelOptions = { logScale: false, smoothing: 0, xAxis: "step", xMetric: "" };
+
+/** A panel the user added (several metrics together). Metric panels are implicit, one per metric. */
+export interface CustomPanel {
+  id: string;
+  logNames: string[];
+}
+
+export interface Layout {
+  /** Added panels, in the order shown (first section, "Custom panels"). */
+  custom: CustomPanel[];
+  /** Options by panel ID (a metric panel's ID is its metric name; a custom one's "custom:<n>"). */
+  options: [string, PanelOptions][];
+  /** Collapsed section names. */
+  collapsed: string[];
+  /** The visible-run cap. */
+  cap: number;
+}
+
+export const EMPTY_LAYOUT: Layout = { custom: [], options: [], collapsed: [], cap: DEFAULT_CAP };
+
+export const layoutStorageKey = (projectName: string) => `stepwise.workspace.${projectName}`;
+export const hiddenRunsStorageKey = (projectName: string) => `stepwise.hiddenRuns.${projectName}`;
+
+const isString = (value: unknown): value is string => typeof value === "string";
+
+function parseOptions(value: unknown): PanelOptions | null {
+  if (typeof value !== "object" || value === null) return null;
+  const record = value as Partial<Record<keyof PanelOptions, unknown>>;
+  const smoothing = typeof record.smoothing === "number" && record.smoothing >= 0 && record.smoothing < 1 ? record.smoothing : 0;
+  const xAxis = X_CHOICES.find((choice) => choice === record.xAxis) ?? "step";
+  return { logScale: record.logScale === true, smoothing, xAxis, xMetric: isString(record.xMetric) ? record.xMetric : "" };
+}
+
+/** A stored layout, or the defaults for whatever part of it is missing or malformed. */
+export function parseLayout(text: string | null): Layout {
+  let stored: unknown;
+  try {
+    stored = text === null ? null : JSON.parse(text);
+  } catch {
+    stored = null;
+  }
+  if (typeof stored !== "object" || stored === null) return { ...EMPTY_LAYOUT };
+  const record = stored as Partial<Record<keyof Layout, unknown>>;
+  const custom = (Array.isArray(record.custom) ? record.custom : []).flatMap((panel: unknown): CustomPanel[] => {
+    const candidate = panel as Partial<CustomPanel> | null;
+    if (!candidate || !isString(candidate.id) || !Array.isArray(candidate.logNames)) return [];
+    const logNames = candidate.logNames.filter(isString);
+    return logNames.length > 0 ? [{ id: candidate.id, logNames }] : [];
+  });
+  const options = (Array.isArray(record.options) ? record.options : []).flatMap((entry: unknown): [string, PanelOptions][] => {
+    if (!Array.isArray(entry) || !isString(entry[0])) return [];
+    const parsed = parseOptions(entry[1]);
+    return parsed ? [[entry[0], parsed]] : [];
+  });
+  const collapsed = (Array.isArray(record.collapsed) ? record.collapsed : []).filter(isString);
+  const cap = RUN_CAPS.find((step) => step === record.cap) ?? DEFAULT_CAP;
+  return { custom, options, collapsed, cap };
+}
+
+export function optionsOf(layout: Layout, panelId: string): PanelOptions {
+  return layout.options.find(([id]) => id === panelId)?.[1] ?? DEFAULT_PANEL_OPTIONS;
+}
+
+export function withOptions(layout: Layout, panelId: string, options: PanelOptions): Layout {
+  return { ...layout, options: [...layout.options.filter(([id]) => id !== panelId), [panelId, options]] };
+}
+
+export function toggleCollapsed(layout: Layout, section: string): Layout {
+  const collapsed = layout.collapsed.includes(section)
+    ? layout.collapsed.filter((name) => name !== section)
+    : [...layout.collapsed, section];
+  return { ...layout, collapsed };
+}
+
+export function addCustomPanel(layout: Layout, logNames: string[]): Layout {
+  const taken = new Set(layout.custom.map((panel) => panel.id));
+  let n = layout.custom.length + 1;
+  while (taken.has(`custom:${n}`)) n++;
+  return { ...layout, custom: [...layout.custom, { id: `custom:${n}`, logNames: [...new Set(logNames)] }] };
+}
+
+export function removeCustomPanel(layout: Layout, panelId: string): Layout {
+  return {
+    ...layout,
+    custom: layout.custom.filter((panel) => panel.id !== panelId),
+    options: layout.options.filter(([id]) => id !== panelId),
+  };
+}
+
+/** Moves an added panel one place earlier (-1) or later (+1); at an end it stays. */
+export function moveCustomPanel(layout: Layout, panelId: string, delta: -1 | 1): Layout {
+  const from = layout.custom.findIndex((panel) => panel.id === panelId);
+  const to = from + delta;
+  if (from === -1 || to < 0 || to >= layout.custom.length) return layout;
+  const custom = [...layout.custom];
+  [custom[from], custom[to]] = [custom[to]!, custom[from]!];
+  return { ...layout, custom };
+}
+
+/** Hidden run IDs as stored (a JSON list of integers); anything else reads as none hidden. */
+export function parseHiddenRuns(text: string | null): number[] {
+  try {
+    const stored: unknown = text === null ? [] : JSON.parse(text);
+    return Array.isArray(stored) ? stored.filter((id): id is number => Number.isSafeInteger(id)) : [];
+  } catch {
+    return [];
+  }
+}
+
+export interface Panel {
+  id: string;
+  logNames: string[];
+  custom: boolean;
+}
+
+export const CUSTOM_SECTION = "Custom panels";
+
+/**
+ * The workspace's sections: added panels first, then one panel per metric matching the search,
+ * grouped by log group (train, val, then alphabetically). An added panel shows when any of its
+ * metrics matches.
+ */
+export function workspaceSections(metricNames: readonly string[], layout: Layout, search: string): [string, Panel[]][] {
+  const custom = layout.custom
+    .filter((panel) => panel.logNames.some((name) => matchesSearch(name, search)))
+    .map((panel) => ({ ...panel, custom: true }));
+  const metrics = sectionsOf(
+    metricNames.filter((name) => matchesSearch(name, search)),
+    (name) => name,
+  ).map(([section, names]): [string, Panel[]] => [section, names.map((name) => ({ id: name, logNames: [name], custom: false }))]);
+  return custom.length > 0 ? [[CUSTOM_SECTION, custom], ...metrics] : metrics;
+}
+
+/** One series of the batch read (POST /api/runs/metrics/batch). */
+export interface BatchSeries {
+  runId: number;
+  logName: string;
+  steps: number[];
+  /** 0 where the point is not finite (nonFiniteFlags says which kind). */
+  values: number[];
+  nonFiniteFlags: number[];
+  /** Milliseconds since the epoch. */
+  times: number[];
+}
+
+export interface Line {
+  /** Ascending x. */
+  x: number[];
+  /** null where the point is not finite (a marker instead) or cannot be drawn on a log scale. */
+  y: (number | null)[];
+  markers: { x: number; kind: NonFiniteKind }[];
+}
+
+/**
+ * A series on the chosen x axis: step; seconds since the run started (`startMs`); wall time in
+ * seconds since the epoch (uPlot's time scale); or the value of another metric (`xSeries`) at the
+ * same step — points at steps where that metric has no finite value are left out.
+ */
+export function lineOf(series: BatchSeries, options: PanelOptions, startMs: number, xSeries?: BatchSeries): Line {
+  let xAt: (index: number) => number | null;
+  if (options.xAxis === "step") xAt = (i) => series.steps[i]!;
+  else if (options.xAxis === "relative") xAt = (i) => (series.times[i]! - startMs) / 1000;
+  else if (options.xAxis === "wall") xAt = (i) => series.times[i]! / 1000;
+  else {
+    const byStep = new Map<number, number>();
+    if (xSeries) for (const [i, step] of xSeries.steps.entries()) if (xSeries.nonFiniteFlags[i] === 0) byStep.set(step, xSeries.values[i]!);
+    xAt = (i) => byStep.get(series.steps[i]!) ?? null;
+  }
+  const points: { x: number; y: number | null; kind: NonFiniteKind | null }[] = [];
+  for (let i = 0; i < series.steps.length; i++) {
+    const x = xAt(i);
+    if (x === null) continue;
+    const kind = nonFiniteKind(series.nonFiniteFlags[i] ?? 0);
+    const value = series.values[i]!;
+    points.push({ x, y: kind || (options.logScale && value <= 0) ? null : value, kind });
+  }
+  if (options.xAxis !== "step") points.sort((a, b) => a.x - b.x);
+  return {
+    x: points.map((point) => point.x),
+    y: points.map((point) => point.y),
+    markers: points.flatMap((point) => (point.kind ? [{ x: point.x, kind: point.kind }] : [])),
+  };
+}
+
+/**
+ * Whether the server downsampled a series: more points than buckets, and steps missing between
+ * them. (A series of at most 4 × buckets points comes whole, so a sparsely logged one can read as
+ * downsampled too; its band is still the true min/max of each x range.)
+ */
+export function isDownsampled(series: BatchSeries, buckets: number): boolean {
+  const count = series.steps.length;
+  return count > buckets && series.steps[count - 1]! - series.steps[0]! + 1 > count;
+}
+
+/**
+ * A faint band between the lowest and highest value of each of `buckets` equal x ranges, for a
+ * line the server downsampled (more points than buckets: each bucket kept its first, last, min
+ * and max). Null when the line was not downsampled.
+ */
+export function minMaxBand(line: Line, buckets: number): { x: number[]; lo: number[]; hi: number[] } | null {
+  if (line.x.length <= buckets || buckets < 1) return null;
+  const first = line.x[0]!;
+  const width = (line.x[line.x.length - 1]! - first) / buckets || 1;
+  const band = { x: [] as number[], lo: [] as number[], hi: [] as number[] };
+  let bucket = -1;
+  for (let i = 0; i < line.x.length; i++) {
+    const value = line.y[i];
+    if (value === null || value === undefined) continue;
+    const index = Math.min(buckets - 1, Math.floor((line.x[i]! - first) / width));
+    if (index !== bucket) {
+      bucket = index;
+      band.x.push(line.x[i]!);
+      band.lo.push(value);
+      band.hi.push(value);
+    } else {
+      const last = band.x.length - 1;
+      band.lo[last] = Math.min(band.lo[last]!, value);
+      band.hi[last] = Math.max(band.hi[last]!, value);
+    }
+  }
+  return band;
+}
+
+/** Tooltip rows at the hovered x: highest value first; non-finite points (by kind) after, then no value. */
+export function sortByValue<T extends { value: number | null; kind?: NonFiniteKind | null }>(rows: readonly T[]): T[] {
+  const rank = (row: T) => (row.kind ? 1 : row.value === null ? 2 : 0);
+  return [...rows].sort((a, b) => rank(a) - rank(b) || (rank(a) === 0 ? b.value! - a.value! : 0));
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * The batch requests for runs × metrics: as few as the batch read's limits allow (at most 200
+ * runs and 100 metrics a request, and runs × metrics × (4 × buckets + 3) ≤ 2,000,000 points).
+ */
+export function batchPlan(
+  runIds: readonly number[],
+  logNames: readonly string[],
+  buckets: number,
+): { runIds: number[]; logNames: string[] }[] {
+  const plan: { runIds: number[]; logNames: string[] }[] = [];
+  if (logNames.length === 0) return plan;
+  for (const ids of chunks(runIds, BATCH_MAX_RUNS)) {
+    const perRequest = Math.max(
+      1,
+      Math.min(BATCH_MAX_LOG_NAMES, Math.floor(BATCH_MAX_POINTS / (ids.length * pointsPerSeriesBound(buckets)))),
+    );
+    for (const names of chunks(logNames, perRequest)) plan.push({ runIds: ids, logNames: names });
+  }
+  return plan;
+}
