@@ -192,6 +192,7 @@ try {
       20,
       60,
     ],
+    ["/list 50 runs with divergedMetrics", "/api/runs/list", { projectName: "bench-read", limit: 50, includeDiverged: "true" }, 20, 60],
     ["/metric-names", "/api/runs/metric-names", { projectName: "bench-read" }, 20, 60],
   ];
   for (const [name, path, query, p50Target, p99Target] of cases) {

@@ -17,17 +17,25 @@ export interface DivergedMetric {
 }
 
 /**
- * The metrics of a run whose series ended non-finite, by name (the run list's `divergedMetrics`).
- * The summaries tell which (inherited points included); only those cost a read of their last point.
+ * The metrics of each run whose series ended non-finite, by name (the run list's `divergedMetrics`),
+ * for a page of runs. The summaries tell which (inherited points included), read for the whole page
+ * at once; only the diverged series cost a read of their last point.
  */
-export async function divergedMetrics(store: Store, orgId: string, runId: number): Promise<DivergedMetric[]> {
-  const diverged: DivergedMetric[] = [];
-  for (const summary of await store.listMetricSummaries(orgId, runId)) {
-    if (!endsNonFinite(summary)) continue;
-    const end = await seriesEnd(store, orgId, runId, summary.logName, summary);
-    if (end && end.valueFlag !== "") diverged.push({ logName: summary.logName, step: end.step, valueFlag: end.valueFlag });
+export async function divergedMetrics(store: Store, orgId: string, runIds: number[]): Promise<Map<number, DivergedMetric[]>> {
+  const out = new Map<number, DivergedMetric[]>();
+  for (const [runId, summaries] of await store.listMetricSummariesOfRuns(orgId, runIds)) {
+    const diverged: DivergedMetric[] = [];
+    for (const summary of summaries) {
+      if (!endsNonFinite(summary)) continue;
+      const end = await seriesEnd(store, orgId, runId, summary.logName, summary);
+      if (end && end.valueFlag !== "") diverged.push({ logName: summary.logName, step: end.step, valueFlag: end.valueFlag });
+    }
+    out.set(
+      runId,
+      diverged.sort((a, b) => (a.logName < b.logName ? -1 : a.logName > b.logName ? 1 : 0)),
+    );
   }
-  return diverged.sort((a, b) => (a.logName < b.logName ? -1 : a.logName > b.logName ? 1 : 0));
+  return out;
 }
 
 /**

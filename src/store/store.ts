@@ -144,6 +144,12 @@ export interface Store {
   // fork step (and below the run's own first point of that metric), without copies.
   /** Live summaries of every metric of the run, inherited points included, by name. */
   listMetricSummaries(orgId: string, runId: number, filter?: { logName?: string; logGroup?: string }): Promise<MetricSummary[]>;
+  /**
+   * listMetricSummaries for many runs at once (a run list page): one query for runs without a
+   * lineage, the lineage path for forked ones. Every run of `runIds` in this organization is a key
+   * (with [] when it has no metrics); unknown and other organizations' runs are left out.
+   */
+  listMetricSummariesOfRuns(orgId: string, runIds: number[]): Promise<Map<number, MetricSummary[]>>;
   /** The points of one metric with stepMin ≤ step ≤ stepMax, ascending by step; the first `limit` when given. */
   readMetricPoints(orgId: string, runId: number, logName: string, stepMin: number, stepMax: number, limit?: number): Promise<Point[]>;
   /** At most `limit` points of one metric in the window, chosen by domain/sampling.ts. */

@@ -29,10 +29,14 @@ export function runListRoutes({ store, clock }: AppDeps): FastifyPluginAsyncType
         );
         const diverged =
           includeDiverged === "true" || includeDiverged === "1"
-            ? await Promise.all(runs.map(({ run }) => divergedMetrics(store, request.auth.orgId, run.id)))
+            ? await divergedMetrics(
+                store,
+                request.auth.orgId,
+                runs.map(({ run }) => run.id),
+              )
             : undefined;
         return {
-          runs: runs.map(({ run, fields }, index) => ({
+          runs: runs.map(({ run, fields }) => ({
             id: run.id,
             name: run.name,
             number: run.number,
@@ -44,7 +48,7 @@ export function runListRoutes({ store, clock }: AppDeps): FastifyPluginAsyncType
             updatedAt: toIso(run.updatedAt),
             statusUpdated: toIsoOrNull(run.statusUpdated),
             ...(fields && { _flatConfig: fields.config, _flatSystemMetadata: fields.systemMetadata }),
-            ...(diverged && { divergedMetrics: diverged[index]! }),
+            ...(diverged && { divergedMetrics: diverged.get(run.id) ?? [] }),
           })),
           total,
         };

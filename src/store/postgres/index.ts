@@ -240,6 +240,9 @@ export class PostgresStore implements Store {
   async listMetricSummaries(orgId: string, runId: number, filter: { logName?: string; logGroup?: string } = {}): Promise<MetricSummary[]> {
     return metricReads.listMetricSummaries(this.pool, orgId, runId, filter);
   }
+  async listMetricSummariesOfRuns(orgId: string, runIds: number[]): Promise<Map<number, MetricSummary[]>> {
+    return metricReads.listMetricSummariesOfRuns(this.pool, orgId, runIds);
+  }
   async readMetricPoints(
     orgId: string,
     runId: number,

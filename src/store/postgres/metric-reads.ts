@@ -89,6 +89,25 @@ export async function listMetricSummaries(
   return out;
 }
 
+/** listMetricSummaries for many runs: one query for the runs without a lineage. */
+export async function listMetricSummariesOfRuns(sql: Sql, orgId: string, runIds: number[]): Promise<Map<number, MetricSummary[]>> {
+  const runs = await rows<{ id: number; forked: number | null }>(
+    sql,
+    `SELECT id, forked_from_run_id AS forked FROM runs WHERE org_id = $1 AND id = ANY($2::bigint[])`,
+    [orgId, runIds],
+  );
+  const out = new Map<number, MetricSummary[]>();
+  for (const run of runs) out.set(run.id, run.forked === null ? [] : await listMetricSummaries(sql, orgId, run.id, {}));
+  const own = await rows<MetricRow>(
+    sql,
+    `SELECT ${METRIC_COLUMNS_OF_M} FROM metrics m JOIN runs r ON r.id = m.run_id
+     WHERE r.org_id = $1 AND r.forked_from_run_id IS NULL AND r.id = ANY($2::bigint[]) ORDER BY m.run_id, m.log_name`,
+    [orgId, runIds],
+  );
+  for (const row of own) out.get(row.run_id)!.push(withNames(row.log_name, toSummaryState(row), row.log_group));
+  return out;
+}
+
 /** Every point of a metric within [from, to], inherited ones included, ascending by step. */
 export async function readMetricPoints(
   sql: Sql,

@@ -252,6 +252,9 @@ export class SqliteStore implements Store {
   async listMetricSummaries(orgId: string, runId: number, filter: { logName?: string; logGroup?: string } = {}): Promise<MetricSummary[]> {
     return metricReads.listMetricSummaries(this.s, orgId, runId, filter);
   }
+  async listMetricSummariesOfRuns(orgId: string, runIds: number[]): Promise<Map<number, MetricSummary[]>> {
+    return metricReads.listMetricSummariesOfRuns(this.s, orgId, runIds);
+  }
   async readMetricPoints(
     orgId: string,
     runId: number,

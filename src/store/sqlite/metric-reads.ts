@@ -77,6 +77,24 @@ export function listMetricSummaries(
   return out;
 }
 
+/** listMetricSummaries for many runs: one query for the runs without a lineage. */
+export function listMetricSummariesOfRuns(s: Statements, orgId: string, runIds: number[]): Map<number, MetricSummary[]> {
+  const ids = JSON.stringify(runIds);
+  const runs = s
+    .get("SELECT id, forked_from_run_id AS forked FROM runs WHERE org_id = ? AND id IN (SELECT value FROM json_each(?))")
+    .all(orgId, ids) as { id: number; forked: number | null }[];
+  const out = new Map<number, MetricSummary[]>();
+  for (const run of runs) out.set(run.id, run.forked === null ? [] : listMetricSummaries(s, orgId, run.id, {}));
+  const rows = s
+    .get(
+      `SELECT ${METRIC_COLUMNS_OF_M} FROM metrics m JOIN runs r ON r.id = m.run_id
+       WHERE r.org_id = ? AND r.forked_from_run_id IS NULL AND r.id IN (SELECT value FROM json_each(?)) ORDER BY m.run_id, m.log_name`,
+    )
+    .all(orgId, ids) as MetricRow[];
+  for (const row of rows) out.get(row.run_id)!.push(withNames(row.log_name, toSummaryState(row), row.log_group));
+  return out;
+}
+
 /** Every point of a metric within [from, to], inherited ones included, ascending by step. */
 export function readMetricPoints(
   s: Statements,

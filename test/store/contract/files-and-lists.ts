@@ -109,6 +109,40 @@ export function fileAndListContract(store: () => Store): void {
     ]);
   });
 
+  it("lists the metric summaries of many runs at once, as listMetricSummaries does for each, forks included", async () => {
+    const s = store();
+    const orgId = await newOrg(s);
+    const other = await newOrg(s);
+    const series = (logName: string, values: number[]) => ({
+      logName,
+      steps: values.map((_, i) => i),
+      values,
+      times: values.map(() => T0),
+    });
+    const parent = (await s.createRun(orgId, runInput({ name: "parent" }), ACTOR)).run.id;
+    await s.appendMetricPoints(orgId, parent, [series("loss", [3, 2, 1, Number.NaN]), series("acc", [0.1, 0.2])], T0);
+    const fork = { runId: parent, step: 1, inheritConfig: false, inheritTags: false };
+    const child = (await s.createRun(orgId, runInput({ name: "child", fork }), ACTOR)).run.id;
+    await s.appendMetricPoints(orgId, child, [series("lr", [0.5])], T0);
+    const empty = (await s.createRun(orgId, runInput({ name: "empty" }), ACTOR)).run.id;
+    const foreign = (await s.createRun(other, runInput({ name: "foreign" }), ACTOR)).run.id;
+
+    const all = await s.listMetricSummariesOfRuns(orgId, [child, 999_999_999, parent, foreign, empty]);
+    assert.deepEqual([...all.keys()].sort(), [parent, child, empty].sort(), "unknown and foreign runs left out");
+    for (const runId of [parent, child, empty]) assert.deepEqual(all.get(runId), await s.listMetricSummaries(orgId, runId));
+    assert.deepEqual(
+      all.get(child)!.map((summary) => [summary.logName, summary.count]),
+      [
+        ["acc", 2],
+        ["loss", 2],
+        ["lr", 1],
+      ],
+      "the child's own metric and its parent's up to the fork step",
+    );
+    assert.deepEqual(await s.listMetricSummariesOfRuns(other, [parent, child]), new Map());
+    assert.deepEqual(await s.listMetricSummariesOfRuns(orgId, []), new Map());
+  });
+
   it("gets many runs in one call: in the order asked, unknown and other organizations' IDs left out", async () => {
     const s = store();
     const orgId = await newOrg(s);
