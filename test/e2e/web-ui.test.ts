@@ -204,6 +204,17 @@ describe("web UI in headless Chromium", () => {
     const diff = await page.getByTestId("config-diff").innerText();
     assert.match(diff, /lr/);
     assert.doesNotMatch(diff, /optimizer\.name/, "equal keys are hidden by default");
+    // The chart's series come in one batch read, not one read per run.
+    const reads: string[] = [];
+    const record = (request: { url: () => string }) => {
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith("/api/runs/metrics")) reads.push(path);
+    };
+    page.on("request", record);
+    await page.reload();
+    await page.locator(".chart-canvas[data-drawn=true] canvas").waitFor();
+    page.off("request", record);
+    assert.deepEqual(reads, ["/api/runs/metrics/batch"]);
     await shot("04-compare");
   });
 

@@ -7,6 +7,7 @@ import {
   nonFiniteKind,
   logSplits,
   overlayRuns,
+  pointsOfBatch,
   runSeries,
   stepsOfRange,
   toSeries,
@@ -116,4 +117,12 @@ test("log axis ticks: whole decades, thinned to at most six; geometric values in
   assert.ok(narrow.length >= 4 && narrow.every((value) => value >= 2 && value <= 9), `${narrow}`);
   assert.deepEqual(logSplits(0, 1), []);
   assert.deepEqual(logSplits(5, 5), []);
+});
+
+test("pointsOfBatch turns the batch read's parallel arrays into the points of /api/runs/metrics", () => {
+  const series = { steps: [3, 4], values: [0.5, 0], nonFiniteFlags: [0, 2], times: [1_700_000_000_000, 1_700_000_001_000] };
+  assert.deepEqual(pointsOfBatch(series), [
+    { step: 3, time: "2023-11-14T22:13:20.000Z", value: 0.5, nonFiniteFlags: 0 },
+    { step: 4, time: "2023-11-14T22:13:21.000Z", value: 0, nonFiniteFlags: 2 },
+  ]);
 });

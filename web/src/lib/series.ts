@@ -12,6 +12,19 @@ export interface Point {
   nonFiniteFlags: number;
 }
 
+/**
+ * A series of the batch read (POST /api/runs/metrics/batch: parallel arrays, epoch-millisecond
+ * times) as the points GET /api/runs/metrics gives: the same sample, one object per point.
+ */
+export function pointsOfBatch(series: { steps: number[]; values: number[]; nonFiniteFlags: number[]; times: number[] }): Point[] {
+  return series.steps.map((step, i) => ({
+    step,
+    time: new Date(series.times[i]!).toISOString(),
+    value: series.values[i]!,
+    nonFiniteFlags: series.nonFiniteFlags[i]!,
+  }));
+}
+
 export type XAxis = "step" | "time";
 
 export interface ChartSettings {

@@ -12,8 +12,9 @@ import { useAsync, useStoredState } from "../hooks.ts";
 import { formatNumber, formatValue } from "../lib/format.ts";
 import { endKind } from "../lib/series-end.ts";
 import { runColor } from "../lib/run-color.ts";
-import { overlayRuns, runSeries, stepsOfRange } from "../lib/series.ts";
+import { overlayRuns, pointsOfBatch, runSeries, stepsOfRange } from "../lib/series.ts";
 import { differingKeys, flatten } from "../lib/tree.ts";
+import { batchPlan } from "../lib/workspace.ts";
 import { Link, runPath, setQuery } from "../router.tsx";
 import type { LastPoint } from "../types.ts";
 
@@ -69,15 +70,21 @@ export function ComparePage({ projectName, runIds: requested }: { projectName: s
       known.data === undefined || !metric
         ? Promise.resolve(undefined)
         : Promise.all(
-            runIds.map((runId) =>
-              api
-                .metrics({ projectName, runId }, metric, {
-                  limit: POINTS_PER_CHART,
-                  ...(window ? { stepMin: window[0], stepMax: window[1] } : {}),
-                })
-                .then((response) => response.metrics),
+            // One batch read for every run (split only past its limits), each series sampled as
+            // /api/runs/metrics samples POINTS_PER_CHART points.
+            batchPlan(runIds, [metric], POINTS_PER_CHART / 4).map(({ runIds: ids }) =>
+              api.metricsBatch({
+                projectName,
+                runIds: ids,
+                logNames: [metric],
+                buckets: POINTS_PER_CHART / 4,
+                ...(window ? { stepMin: window[0], stepMax: window[1] } : {}),
+              }),
             ),
-          ),
+          ).then((answers) => {
+            const byRun = new Map(answers.flatMap((answer) => answer.series).map((series) => [series.runId, pointsOfBatch(series)]));
+            return runIds.map((runId) => byRun.get(runId) ?? []);
+          }),
     [projectName, known.data === undefined, runIds.join(","), metric, window?.join("-")],
   );
 
