@@ -49,7 +49,9 @@ export interface Store {
   /**
    * Reads the project's MLflow state under a lock, applies `change` (a pure rule, which may throw a
    * DomainError: then nothing is written) and stores the result. A name taken by another project
-   * throws CONFLICT. Returns the updated project, or undefined when it does not exist in the organization.
+   * throws CONFLICT. When the project goes from active to deleted or back, every one of its runs
+   * takes the same deletedAt in the same transaction (MLflow's experiment delete and restore carry
+   * the experiment's runs). Returns the updated project, or undefined when it does not exist in the organization.
    */
   updateProjectMlflow(
     orgId: string,

@@ -65,8 +65,12 @@ describe("MLflow's tracking API", () => {
     const tagged = (await client.get(`${API}/experiments/get`, { experiment_id: id })).body.experiment;
     assert.deepEqual([tagged.name, tagged.tags], ["exp-b", [{ key: "team", value: "x" }]]);
 
+    const inside = await createRun(client, id);
+    const elsewhere = await createRun(client, await createExperiment(client));
+    const stage = async (runId: string) => (await getRun(client, runId)).info.lifecycle_stage;
     assert.equal((await client.post(`${API}/experiments/delete`, { experiment_id: id })).status, 200);
     assert.equal((await client.get(`${API}/experiments/get`, { experiment_id: id })).body.experiment.lifecycle_stage, "deleted");
+    assert.deepEqual([await stage(inside), await stage(elsewhere)], ["deleted", "active"], "as MLflow: its runs are deleted with it");
     const active = await client.post(`${API}/experiments/search`, { max_results: 100 });
     assert.ok(
       !active.body.experiments.some((e: { experiment_id: string }) => e.experiment_id === id),
@@ -81,6 +85,7 @@ describe("MLflow's tracking API", () => {
     assert.equal(refused.body.error_code, "INVALID_PARAMETER_VALUE", "no runs in a deleted experiment");
     assert.equal((await client.post(`${API}/experiments/restore`, { experiment_id: id })).status, 200);
     assert.equal((await client.get(`${API}/experiments/get`, { experiment_id: id })).body.experiment.lifecycle_stage, "active");
+    assert.equal(await stage(inside), "active", "and restored with it");
   });
 
   it("searches experiments by name and tag, ordered, with page tokens", async () => {

@@ -67,6 +67,8 @@ export async function updateProjectMlflow(
     if (isUniqueViolation(error)) throw new DomainError("CONFLICT", `project '${next.name}' already exists`);
     throw error;
   }
+  if ((next.deletedAt === null) !== (project.deletedAt === null))
+    await run(sql, "UPDATE runs SET deleted_at = $1, updated_at = $2 WHERE project_id = $3", [next.deletedAt, now, projectId]);
   return getProject(sql, orgId, projectId);
 }
 

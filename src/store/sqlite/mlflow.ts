@@ -63,6 +63,8 @@ export function updateProjectMlflow(
     if (isUniqueViolation(error)) throw new DomainError("CONFLICT", `project '${next.name}' already exists`);
     throw error;
   }
+  if ((next.deletedAt === null) !== (project.deletedAt === null))
+    s.get("UPDATE runs SET deleted_at = ?, updated_at = ? WHERE project_id = ?").run(next.deletedAt, now, projectId);
   return getProject(s, orgId, projectId);
 }
 
