@@ -5,6 +5,7 @@
 export const MLFLOW_ERROR_STATUS = new Map<string, number>([
   ["INVALID_PARAMETER_VALUE", 400],
   ["BAD_REQUEST", 400],
+  ["MALFORMED_REQUEST", 400],
   ["RESOURCE_ALREADY_EXISTS", 400],
   ["RESOURCE_DOES_NOT_EXIST", 404],
   ["ENDPOINT_NOT_FOUND", 404],
@@ -19,6 +20,7 @@ export const MLFLOW_ERROR_STATUS = new Map<string, number>([
 export type MlflowErrorCode =
   | "INVALID_PARAMETER_VALUE"
   | "BAD_REQUEST"
+  | "MALFORMED_REQUEST"
   | "RESOURCE_ALREADY_EXISTS"
   | "RESOURCE_DOES_NOT_EXIST"
   | "ENDPOINT_NOT_FOUND"

@@ -71,10 +71,24 @@ export function mlflowErrorHandler(error: FastifyError, request: FastifyRequest,
   send(reply, 500, "INTERNAL_ERROR", `internal error (request id ${request.id})`);
 }
 
-/** A request's fields: the query of a GET, the JSON body otherwise (MLflow's client sends both ways). */
+/**
+ * A request's fields: the query of a GET, the JSON body otherwise (MLflow's client sends both ways).
+ * As MLflow's server: no body (or `null`) is an empty request, a body that is a JSON string is
+ * decoded once more (older clients double-encode), and anything but an object is MALFORMED_REQUEST.
+ */
 export function fieldsOf(request: FastifyRequest): Record<string, unknown> {
-  const source = request.method === "GET" ? request.query : request.body;
-  return source !== null && typeof source === "object" && !Array.isArray(source) ? (source as Record<string, unknown>) : {};
+  if (request.method === "GET") return request.query as Record<string, unknown>;
+  let body = request.body;
+  if (typeof body === "string") {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      throw new MlflowError("MALFORMED_REQUEST", "The request body is a string that is not JSON");
+    }
+  }
+  if (body === undefined || body === null) return {};
+  if (typeof body !== "object" || Array.isArray(body)) throw new MlflowError("MALFORMED_REQUEST", "The request body must be a JSON object");
+  return body as Record<string, unknown>;
 }
 
 /** An optional string field; anything but a string or absence is INVALID_PARAMETER_VALUE. */
