@@ -2,9 +2,11 @@
  * The browser side of the workspace benchmark (issue 12, "Speed"): the seeded workspace project
  * (bench/lib/workspace.ts) opened in headless Chromium, each load in a fresh browser context (no
  * cache) with a 1280×800 window, the visible-run cap stored as the workspace's "Show up to" button
- * leaves it (20, then 200). The workspace sits below the project's runs table: the page script
- * scrolls it to the top of the window from the first frame it exists and keeps it there until the
- * panels in the window are drawn, as a user who opens the project for its charts would.
+ * leaves it (20, then 200). At 1280 px the workspace sits beside the project's runs table, in view
+ * from its first frame (docs/decisions.md, "Web UI: the project workspace"); on a window too narrow
+ * for that it sits below the table, and the page script scrolls it to the top of the window from
+ * the first frame it exists until the panels in the window are drawn, as a user who opens the
+ * project for its charts would.
  *
  * A panel counts as drawn in the frame its chart is drawn with a line for every shown run (its
  * `data-lines` reaches the run count of its `data-runs`), not with the first runs that arrive.
@@ -30,7 +32,9 @@ const WATCH_WORKSPACE = `
   };
   const check = () => {
     const workspace = document.querySelector("[data-testid=workspace]");
-    if (workspace && marks.allInWindow === undefined && Math.abs(workspace.getBoundingClientRect().top) > 1)
+    // Stacked only (web/src/components/workspace/workspace.css): beside the table there is nothing to scroll to.
+    const stacked = !matchMedia("(min-width: 1100px)").matches;
+    if (workspace && stacked && marks.allInWindow === undefined && Math.abs(workspace.getBoundingClientRect().top) > 1)
       workspace.scrollIntoView({ block: "start" });
     const panels = [...document.querySelectorAll("[data-testid=workspace] .ws-panel")];
     if (marks.firstPanel === undefined && panels.some(complete)) marks.firstPanel = performance.now();

@@ -199,9 +199,23 @@ describe("web UI details in headless Chromium", () => {
     await scroller.evaluate((element) => {
       element.scrollLeft = element.scrollWidth;
     });
-    const firstName = page.locator("[data-testid=runs-table] tbody tr td.pinned").first();
-    const [nameBox, scrollerBox] = [(await firstName.boundingBox())!, (await scroller.boundingBox())!];
-    assert.ok(Math.abs(nameBox.x - scrollerBox.x) < 2, `the name column is pinned at the left edge (${nameBox.x} vs ${scrollerBox.x})`);
+    // The checkbox, colour and eye, status and name stay in view, side by side from the left edge.
+    const firstRow = page.locator("[data-testid=runs-table] tbody tr").first();
+    const firstName = firstRow.locator("td.pinned");
+    const [selectBox, statusBox, nameBox, scrollerBox] = [
+      (await firstRow.locator("td.pin-select").boundingBox())!,
+      (await firstRow.locator("td.pin-status").boundingBox())!,
+      (await firstName.boundingBox())!,
+      (await scroller.boundingBox())!,
+    ];
+    assert.ok(
+      Math.abs(selectBox.x - scrollerBox.x) < 2,
+      `the checkbox column is pinned at the left edge (${selectBox.x} vs ${scrollerBox.x})`,
+    );
+    assert.ok(
+      Math.abs(nameBox.x - (statusBox.x + statusBox.width)) < 2,
+      `the name column is pinned right after the status (${nameBox.x} vs ${statusBox.x + statusBox.width})`,
+    );
     const hit = await page.evaluate(
       ([x, y]) => document.elementFromPoint(x!, y!)?.closest("td")?.classList.contains("pinned"),
       [nameBox.x + 10, nameBox.y + nameBox.height / 2],

@@ -3,9 +3,11 @@
  * runs of the table's selection, grouped train, val, then the rest; the run cap ("showing 20 of 25
  * runs"); run colours and the eye toggle (a hidden run leaves every panel and stays hidden after a
  * reload); an +Inf visible in its run's colour; a panel with two metrics; log scale, smoothing and
- * another metric as x; the sorted tooltip; full screen; metric search on the workspace and the
- * run page; only on-screen panels fetch, one batch request per refresh. Screenshots go to
- * test-output/ui-screenshots/ (30-…).
+ * another metric as x; the sorted tooltip; full screen; zooming a panel on a dragged range and
+ * back; moving a metric panel within its section; metric search on the workspace and the run page;
+ * the workspace beside the table on a wide window (each pane scrolling on its own) and below it on
+ * a narrow one; only panels on screen (in the workspace pane) fetch, one batch request per refresh.
+ * Screenshots go to test-output/ui-screenshots/ (30-…).
  */
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
@@ -82,24 +84,34 @@ describe("the project workspace", () => {
     await test?.close();
   });
 
-  it("shows one panel per metric across the first 20 runs, train and val first, fetching only panels on screen in one request", async () => {
-    // The workspace sits below the table: nothing is fetched until it scrolls into view. A short
-    // window keeps it clearly below: at 900 px the table's bottom sat within the panels' 200 px
-    // look-ahead on some runs, and the panels fetched at once. The table's page is held back a
-    // moment, as a slow server does (CI once): the charts must wait for it, not fetch meanwhile.
-    await page.setViewportSize({ width: 1280, height: 600 });
+  it("sits beside the table on a wide window: one panel per metric across the first 20 runs, train and val first, fetching only what the workspace pane shows", async () => {
+    // The table's page is held back a moment, as a slow server does (CI once): the charts must
+    // wait for it, not fetch meanwhile.
     const tablePage = (url: URL) => url.pathname === "/api/runs/list" && url.searchParams.get("limit") === "50";
     await page.route(tablePage, async (route) => {
       await new Promise((resolve) => setTimeout(resolve, 700));
       await route.continue();
     });
     await open(`/projects/${PROJECT}`);
-    await page.getByTestId("workspace-count").waitFor();
-    await page.waitForTimeout(300);
-    assert.equal(batchBodies.length, 0, "no panel on screen, no request");
-    await page.unroute(tablePage);
-    await page.getByTestId("workspace").evaluate((element) => element.scrollIntoView());
+    await page.waitForTimeout(400);
+    assert.equal(batchBodies.length, 0, "no request before the table's first page");
     await drawn("train/loss").waitFor();
+    await page.unrouteAll({ behavior: "wait" }); // a held request finishes first
+    // Side by side: the table pane on the left, the workspace pane on the right, both within the
+    // window (the page itself does not scroll; each pane does).
+    const tableBox = (await page.locator(".runs-pane").boundingBox())!;
+    const paneBox = (await page.locator(".workspace-pane").boundingBox())!;
+    assert.ok(
+      paneBox.x >= tableBox.x + tableBox.width,
+      `the workspace right of the table (${paneBox.x} vs ${tableBox.x + tableBox.width})`,
+    );
+    assert.ok(tableBox.width < paneBox.width, "the table pane is the narrower");
+    assert.ok(Math.abs(paneBox.y - tableBox.y) < 2, "side by side, not stacked");
+    assert.ok(paneBox.y + paneBox.height <= 900, "the workspace pane ends within the window");
+    assert.ok(
+      await page.evaluate(() => document.documentElement.scrollHeight <= innerHeight + 1),
+      "the page does not scroll: the panes do",
+    );
     assert.equal(await page.getByTestId("workspace-count").innerText(), "showing 20 of 25 runs");
     const sections = await page
       .locator("[data-testid=workspace] details[data-section]")
@@ -110,17 +122,51 @@ describe("the project workspace", () => {
     const shown = (await panel("train/loss").getAttribute("data-runs"))!.split(",").map(Number);
     assert.equal(shown.length, 20);
     assert.equal(await drawn("train/loss").getAttribute("data-lines"), "20");
-    // The first panel on screen asked on its own, then one batch for the rest of what is on
-    // screen; panels far below were not asked for.
+    // The first panel on screen asked on its own, then one batch for the rest of what the pane
+    // shows (and its 200 px look-ahead); the panels further down the pane were not asked for.
     await page.waitForTimeout(300);
     assert.ok(batchBodies.length <= 2, `at most two batch requests, got ${batchBodies.length}`);
     const firstPanel = await page.locator("[data-testid=workspace] [data-panel]").first().getAttribute("data-panel");
     assert.deepEqual(batchBodies[0]!.logNames, [firstPanel], "the first panel's request comes first, alone");
     const asked = batchBodies.flatMap((body) => body.logNames);
     assert.equal(new Set(asked).size, asked.length, `no metric asked twice: ${asked}`);
-    assert.ok(!asked.includes("epoch"), `off-screen panels not fetched: ${asked}`);
+    assert.ok(!asked.includes("epoch"), `panels below the pane's view not fetched: ${asked}`);
+    assert.ok(!asked.includes("group11/m"), `panels below the pane's view not fetched: ${asked}`);
+    // The pane's look-ahead: a panel just below the pane's bottom edge is asked for, one far below is not.
+    const unseen = await page.locator("[data-testid=workspace] .ws-panel").evaluateAll((list) => {
+      const bottom = document.querySelector(".workspace-pane")!.getBoundingClientRect().bottom;
+      return list.filter((p) => p.getBoundingClientRect().top > bottom + 250).map((p) => p.getAttribute("data-panel"));
+    });
+    assert.ok(unseen.length > 5, `panels far below the pane's view: ${unseen}`);
+    for (const id of unseen) assert.ok(!asked.includes(id!), `${id} is below the pane's view, not fetched`);
     assert.deepEqual(singleReads, [], "no per-run metric reads");
     await shot(page, "30-workspace");
+    // The look-ahead works within the pane: scrolled so a panel sits 100 px below the pane's
+    // bottom edge, out of view, it is fetched and drawn already (a margin on the window would not
+    // reach it: the pane clips it).
+    const ahead = unseen[0]!;
+    const below = await page.locator(".workspace-pane").evaluate((pane, id) => {
+      const target = pane.querySelector(`[data-panel='${id}']`)!;
+      pane.scrollTop += target.getBoundingClientRect().top - pane.getBoundingClientRect().bottom - 100;
+      return target.getBoundingClientRect().top - pane.getBoundingClientRect().bottom;
+    }, ahead);
+    assert.ok(below > 50, `${ahead} is below the pane's view (${below} px)`);
+    await drawn(ahead).waitFor();
+    // Scrolling the pane (not the page) brings the last panels in, and only then are they fetched.
+    const before = batchBodies.length;
+    await page.locator(".workspace-pane").evaluate((pane) => {
+      pane.scrollTop = pane.scrollHeight;
+    });
+    await drawn("epoch").waitFor();
+    assert.ok(
+      batchBodies.slice(before).some((body) => body.logNames.includes("epoch")),
+      "epoch fetched once the pane scrolled to it",
+    );
+    assert.equal(await page.evaluate(() => scrollY), 0, "the page stayed put");
+    await shot(page, "30-workspace-pane-scrolled");
+    await page.locator(".workspace-pane").evaluate((pane) => {
+      pane.scrollTop = 0;
+    });
 
     await page.getByTestId("raise-cap").click();
     await page.waitForFunction(() => document.querySelector("[data-testid=workspace-count]")?.textContent === "showing 25 of 25 runs");
@@ -128,6 +174,32 @@ describe("the project workspace", () => {
       () => document.querySelector("[data-panel='train/loss'] .chart-canvas[data-drawn=true]")?.getAttribute("data-lines") === "25",
     );
     assert.equal(await page.getByTestId("raise-cap").count(), 0, "nothing more to show");
+  });
+
+  it("stacks the workspace below the table on a narrow window, fetching nothing until it scrolls into view", async () => {
+    // Narrow (below 1100 px) the workspace follows the table down the page, out of view at first:
+    // a short window keeps it clearly below the panels' 200 px look-ahead.
+    await page.setViewportSize({ width: 1000, height: 600 });
+    const tablePage = (url: URL) => url.pathname === "/api/runs/list" && url.searchParams.get("limit") === "50";
+    await page.route(tablePage, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await route.continue();
+    });
+    const before = batchBodies.length;
+    await open(`/projects/${PROJECT}`);
+    await page.getByTestId("workspace-count").waitFor();
+    await page.waitForTimeout(300);
+    assert.equal(batchBodies.length, before, "no panel on screen, no request");
+    await page.unrouteAll({ behavior: "wait" }); // a held request finishes first
+    const tableBox = (await page.getByTestId("runs-table").boundingBox())!;
+    const workspaceBox = (await page.getByTestId("workspace").boundingBox())!;
+    assert.ok(workspaceBox.y >= tableBox.y + tableBox.height, "the workspace below the table");
+    await shot(page, "30-workspace-narrow", true);
+    await page.getByTestId("workspace").evaluate((element) => element.scrollIntoView());
+    await drawn("train/loss").waitFor();
+    assert.equal(await drawn("train/loss").getAttribute("data-lines"), "25");
+    const asked = batchBodies.slice(before).flatMap((body) => body.logNames);
+    assert.ok(!asked.includes("epoch"), `off-screen panels not fetched: ${asked}`);
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
@@ -249,6 +321,93 @@ describe("the project workspace", () => {
     await shot(page, "36-fullscreen");
     await page.keyboard.press("Escape");
     await page.locator(".ws-panel-full").waitFor({ state: "detached" });
+  });
+
+  it("zooms a panel on a dragged x range, reading that step window again at full resolution, and goes back on a double-click", async () => {
+    const target = panel("train/loss");
+    await target.scrollIntoViewIfNeeded();
+    await drawn("train/loss").waitFor();
+    const whole = Number(await drawn("train/loss").getAttribute("data-points"));
+    assert.equal(await drawn("train/loss").getAttribute("data-bands"), "1", "2,000 steps are downsampled");
+    const before = batchBodies.length;
+    const over = target.locator(".u-over");
+    const box = (await over.boundingBox())!;
+    // The x axis runs over run 0's 2,000 steps: drag across about steps 200 to 600.
+    await page.mouse.move(box.x + box.width * 0.1, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForFunction(() => document.querySelector("[data-panel='train/loss']")?.hasAttribute("data-zoomed"));
+    const [stepMin, stepMax] = (await target.getAttribute("data-zoomed"))!.split("-").map(Number) as [number, number];
+    assert.ok(stepMin > 100 && stepMax < 700 && stepMin < stepMax, `a window inside the drag: ${stepMin}-${stepMax}`);
+    const zoomRequests = batchBodies.slice(before);
+    assert.equal(zoomRequests.length, 1, "one batch request for the window");
+    assert.deepEqual(zoomRequests[0], {
+      projectName: PROJECT,
+      runIds: (await target.getAttribute("data-runs"))!.split(",").map(Number),
+      logNames: ["train/loss"],
+      stepMin,
+      stepMax,
+      buckets: 250,
+    });
+    // Full resolution: every step of the window is drawn (run 0 alone reaches it), and no band.
+    await page.waitForFunction(
+      (points) =>
+        document.querySelector("[data-panel='train/loss'] .chart-canvas[data-drawn=true]")?.getAttribute("data-points") === points,
+      String(stepMax - stepMin + 1),
+    );
+    assert.equal(await drawn("train/loss").getAttribute("data-bands"), "0");
+    assert.equal(await drawn("train/loss").getAttribute("data-lines"), "1", "only run 0 has steps there");
+    await target.scrollIntoViewIfNeeded();
+    await shot(page, "38-panel-zoomed");
+    await over.dblclick();
+    await page.waitForFunction(() => !document.querySelector("[data-panel='train/loss']")?.hasAttribute("data-zoomed"));
+    await page.waitForFunction(
+      (points) =>
+        document.querySelector("[data-panel='train/loss'] .chart-canvas[data-drawn=true]")?.getAttribute("data-points") === points,
+      String(whole),
+    );
+    assert.equal(batchBodies.length, before + 1, "going back reads nothing again");
+
+    // Against another metric (val/loss by epoch, set above) the window is the steps drawn in the range.
+    const byEpoch = panel("val/loss");
+    await byEpoch.scrollIntoViewIfNeeded();
+    await drawn("val/loss").waitFor();
+    const epochBox = (await byEpoch.locator(".u-over").boundingBox())!;
+    await page.mouse.move(epochBox.x + epochBox.width * 0.2, epochBox.y + epochBox.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(epochBox.x + epochBox.width * 0.6, epochBox.y + epochBox.height / 2, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForFunction(() => document.querySelector("[data-panel='val/loss']")?.hasAttribute("data-zoomed"));
+    const epochRequest = batchBodies.at(-1)!;
+    assert.deepEqual(epochRequest.logNames, ["val/loss", "epoch"], "the x metric is read with it");
+    const [epochMin, epochMax] = (await byEpoch.getAttribute("data-zoomed"))!.split("-").map(Number) as [number, number];
+    assert.ok(epochMin > 0 && epochMax < 1999 && epochMin < epochMax, `${epochMin}-${epochMax}`);
+    await drawn("val/loss").waitFor();
+    await byEpoch.getByTestId("panel-unzoom").click();
+    await page.waitForFunction(() => !document.querySelector("[data-panel='val/loss']")?.hasAttribute("data-zoomed"));
+  });
+
+  it("moves a metric panel within its section, kept after a reload", async () => {
+    const order = () =>
+      page
+        .locator("[data-testid=workspace] details[data-section='train'] .ws-panel")
+        .evaluateAll((list) => list.map((p) => p.getAttribute("data-panel")));
+    assert.deepEqual(await order(), ["train/acc", "train/loss"]);
+    assert.ok(await panel("train/acc").getByLabel("Move panel earlier").isDisabled(), "the first cannot go earlier");
+    await panel("train/acc").getByLabel("Move panel later").click();
+    assert.deepEqual(await order(), ["train/loss", "train/acc"]);
+    assert.ok(await panel("train/acc").getByLabel("Move panel later").isDisabled(), "the last cannot go later");
+    await page.reload();
+    await page.locator("[data-testid=workspace] details[data-section='train'] .ws-panel").first().waitFor();
+    assert.deepEqual(await order(), ["train/loss", "train/acc"]);
+    const stored = await page.evaluate((key) => JSON.parse(localStorage.getItem(key)!), `stepwise.workspace.${PROJECT}`);
+    assert.deepEqual(stored.order, ["train/loss", "train/acc"]);
+    await panel("train/acc").scrollIntoViewIfNeeded();
+    await shot(page, "39-panel-moved");
+    // Back where it was, for the cases below.
+    await panel("train/acc").getByLabel("Move panel earlier").click();
+    assert.deepEqual(await order(), ["train/acc", "train/loss"]);
   });
 
   it("refreshes while a shown run is RUNNING, one batch request per refresh", async () => {

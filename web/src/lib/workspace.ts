@@ -73,9 +73,15 @@ export interface Layout {
   collapsed: string[];
   /** The visible-run cap. */
   cap: number;
+  /**
+   * Metric panels the user moved, by ID, in the order they go. One list serves every section: a
+   * metric's section follows from its name, so the list's order within a section is that section's
+   * order. Panels not listed follow the listed ones of their section, alphabetically.
+   */
+  order: string[];
 }
 
-export const EMPTY_LAYOUT: Layout = { custom: [], options: [], collapsed: [], cap: DEFAULT_CAP };
+export const EMPTY_LAYOUT: Layout = { custom: [], options: [], collapsed: [], cap: DEFAULT_CAP, order: [] };
 
 export const layoutStorageKey = (projectName: string) => `stepwise.workspace.${projectName}`;
 export const hiddenRunsStorageKey = (projectName: string) => `stepwise.hiddenRuns.${projectName}`;
@@ -113,7 +119,8 @@ export function parseLayout(text: string | null): Layout {
   });
   const collapsed = (Array.isArray(record.collapsed) ? record.collapsed : []).filter(isString);
   const cap = RUN_CAPS.find((step) => step === record.cap) ?? DEFAULT_CAP;
-  return { custom, options, collapsed, cap };
+  const order = [...new Set((Array.isArray(record.order) ? record.order : []).filter(isString))];
+  return { custom, options, collapsed, cap, order };
 }
 
 export function optionsOf(layout: Layout, panelId: string): PanelOptions {
@@ -146,16 +153,6 @@ export function removeCustomPanel(layout: Layout, panelId: string): Layout {
   };
 }
 
-/** Moves an added panel one place earlier (-1) or later (+1); at an end it stays. */
-export function moveCustomPanel(layout: Layout, panelId: string, delta: -1 | 1): Layout {
-  const from = layout.custom.findIndex((panel) => panel.id === panelId);
-  const to = from + delta;
-  if (from === -1 || to < 0 || to >= layout.custom.length) return layout;
-  const custom = [...layout.custom];
-  [custom[from], custom[to]] = [custom[to]!, custom[from]!];
-  return { ...layout, custom };
-}
-
 /** Hidden run IDs as stored (a JSON list of integers); anything else reads as none hidden. */
 export function parseHiddenRuns(text: string | null): number[] {
   try {
@@ -174,10 +171,16 @@ export interface Panel {
 
 export const CUSTOM_SECTION = "Custom panels";
 
+/** Metric names in their section's order: the ones the user moved as `order` lists them, then the rest alphabetically. */
+function orderedNames(names: readonly string[], order: readonly string[]): string[] {
+  const rank = new Map(order.map((id, index) => [id, index]));
+  return [...names].sort((a, b) => (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity) || a.localeCompare(b));
+}
+
 /**
  * The workspace's sections: added panels first, then one panel per metric matching the search,
- * grouped by log group (train, val, then alphabetically). An added panel shows when any of its
- * metrics matches.
+ * grouped by log group (train, val, then alphabetically), each section in the order the user left
+ * it (`layout.order`). An added panel shows when any of its metrics matches.
  */
 export function workspaceSections(metricNames: readonly string[], layout: Layout, search: string): [string, Panel[]][] {
   const custom = layout.custom
@@ -186,8 +189,43 @@ export function workspaceSections(metricNames: readonly string[], layout: Layout
   const metrics = sectionsOf(
     metricNames.filter((name) => matchesSearch(name, search)),
     (name) => name,
-  ).map(([section, names]): [string, Panel[]] => [section, names.map((name) => ({ id: name, logNames: [name], custom: false }))]);
+  ).map(([section, names]): [string, Panel[]] => [
+    section,
+    orderedNames(names, layout.order).map((name) => ({ id: name, logNames: [name], custom: false })),
+  ]);
   return custom.length > 0 ? [[CUSTOM_SECTION, custom], ...metrics] : metrics;
+}
+
+/**
+ * Moves a panel one place earlier (-1) or later (+1) within its section, past the neighbour the
+ * user sees: with a search on, that neighbour may sit several places away among the section's
+ * panels, and the panel lands just beyond it. At either end of its section it stays (the same
+ * layout back). An added panel moves in `custom`; a metric panel's whole section is written into
+ * `order`, so it keeps its place as other metrics appear.
+ */
+export function movePanel(layout: Layout, metricNames: readonly string[], search: string, panelId: string, delta: -1 | 1): Layout {
+  const shown = workspaceSections(metricNames, layout, search).find(([, panels]) => panels.some((panel) => panel.id === panelId));
+  if (!shown) return layout;
+  const [section, panels] = shown;
+  const at = panels.findIndex((panel) => panel.id === panelId);
+  const neighbour = panels[at + delta];
+  if (!neighbour) return layout;
+  // The section whole (no search), in its current order.
+  const all =
+    section === CUSTOM_SECTION
+      ? layout.custom.map((panel) => panel.id)
+      : (workspaceSections(metricNames, { ...layout, custom: [] }, "")
+          .find(([name]) => name === section)?.[1]
+          .map((panel) => panel.id) ?? []);
+  const without = all.filter((id) => id !== panelId);
+  const target = without.indexOf(neighbour.id) + (delta === 1 ? 1 : 0);
+  const moved = [...without.slice(0, target), panelId, ...without.slice(target)];
+  if (section === CUSTOM_SECTION) {
+    const byId = new Map(layout.custom.map((panel) => [panel.id, panel]));
+    return { ...layout, custom: moved.map((id) => byId.get(id)!) };
+  }
+  const inSection = new Set(all);
+  return { ...layout, order: [...layout.order.filter((id) => !inSection.has(id)), ...moved] };
 }
 
 /** One series of the batch read (POST /api/runs/metrics/batch). */
@@ -205,6 +243,8 @@ export interface BatchSeries {
 export interface Line {
   /** Ascending x. */
   x: number[];
+  /** The step of each point. */
+  steps: number[];
   /** null where the point is not finite (a marker instead) or cannot be drawn on a log scale. */
   y: (number | null)[];
   markers: { x: number; kind: NonFiniteKind }[];
@@ -225,19 +265,64 @@ export function lineOf(series: BatchSeries, options: PanelOptions, startMs: numb
     if (xSeries) for (const [i, step] of xSeries.steps.entries()) if (xSeries.nonFiniteFlags[i] === 0) byStep.set(step, xSeries.values[i]!);
     xAt = (i) => byStep.get(series.steps[i]!) ?? null;
   }
-  const points: { x: number; y: number | null; kind: NonFiniteKind | null }[] = [];
+  const points: { x: number; step: number; y: number | null; kind: NonFiniteKind | null }[] = [];
   for (let i = 0; i < series.steps.length; i++) {
     const x = xAt(i);
     if (x === null) continue;
     const kind = nonFiniteKind(series.nonFiniteFlags[i] ?? 0);
     const value = series.values[i]!;
-    points.push({ x, y: kind || (options.logScale && value <= 0) ? null : value, kind });
+    points.push({ x, step: series.steps[i]!, y: kind || (options.logScale && value <= 0) ? null : value, kind });
   }
   if (options.xAxis !== "step") points.sort((a, b) => a.x - b.x);
   return {
     x: points.map((point) => point.x),
+    steps: points.map((point) => point.step),
     y: points.map((point) => point.y),
     markers: points.flatMap((point) => (point.kind ? [{ x: point.x, kind: point.kind }] : [])),
+  };
+}
+
+/**
+ * The step window to fetch again when the x range [min, max] of a panel not drawn against steps is
+ * dragged: from the lowest to the highest step of the drawn points inside the range, over every
+ * line, widened to the drawn points just beyond it in step order — the drawn points may be a
+ * sample, and the fetched window must hold every point whose x falls in the range. (The caller
+ * clips the fetched lines to the range.) Null when no drawn point falls in it. Against steps the
+ * window is the range itself (series.ts, stepsOfRange).
+ */
+export function zoomStepWindow(lines: readonly Pick<Line, "x" | "steps">[], min: number, max: number): [number, number] | null {
+  let low = Infinity;
+  let high = -Infinity;
+  for (const line of lines)
+    for (let i = 0; i < line.x.length; i++)
+      if (line.x[i]! >= min && line.x[i]! <= max) {
+        low = Math.min(low, line.steps[i]!);
+        high = Math.max(high, line.steps[i]!);
+      }
+  if (low > high) return null;
+  let before = low;
+  let beyond = high;
+  for (const line of lines) {
+    let lineBefore = -Infinity;
+    let lineBeyond = Infinity;
+    for (const step of line.steps) {
+      if (step < low) lineBefore = Math.max(lineBefore, step);
+      if (step > high) lineBeyond = Math.min(lineBeyond, step);
+    }
+    if (lineBefore > -Infinity) before = Math.min(before, lineBefore);
+    if (lineBeyond < Infinity) beyond = Math.max(beyond, lineBeyond);
+  }
+  return [before, beyond];
+}
+
+/** A line's points with x in [min, max] (a zoomed panel draws its range, not the whole fetched window). */
+export function clipLine(line: Line, min: number, max: number): Line {
+  const keep = line.x.flatMap((x, i) => (x >= min && x <= max ? [i] : []));
+  return {
+    x: keep.map((i) => line.x[i]!),
+    steps: keep.map((i) => line.steps[i]!),
+    y: keep.map((i) => line.y[i]!),
+    markers: line.markers.filter((marker) => marker.x >= min && marker.x <= max),
   };
 }
 

@@ -1,5 +1,7 @@
 // A project's runs: search, tag/status filters, the filter builder, chosen columns, sorting, paging,
 // and selecting runs to compare. Everything but the chosen columns lives in the URL (deep links).
+// On a wide window the table and the charts workspace sit side by side, each pane scrolling on its
+// own (workspace.css); on a narrow one the workspace follows the table.
 
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
@@ -147,7 +149,7 @@ export function RunsPage({ projectName }: { projectName: string }) {
   const now = Date.now();
 
   return (
-    <section>
+    <section class="runs-page">
       <PageTitle title={projectName}>
         <nav class="actions" aria-label="Project">
           <Link href={leaderboardPath(projectName)}>Leaderboard</Link>
@@ -215,104 +217,110 @@ export function RunsPage({ projectName }: { projectName: string }) {
       <ColumnPicker projectName={projectName} columns={columns} onChange={setColumns} />
 
       <ErrorNote error={runs.error ?? summaries.error} />
-      {runs.loading && !runs.data && <Loading what="runs" />}
-      {runs.data && (
-        <>
-          <div class="table-scroll">
-            <table class="data-table runs-table" data-testid="runs-table" aria-busy={runs.loading}>
-              <thead>
-                <tr>
-                  <th scope="col">
-                    <input
-                      type="checkbox"
-                      aria-label="Select all runs of the page"
-                      data-testid="select-all"
-                      checked={pageIds.length > 0 && pageSelected === pageIds.length}
-                      indeterminate={pageSelected > 0 && pageSelected < pageIds.length}
-                      disabled={pageIds.length === 0}
-                      onChange={toggleAll}
-                    />
-                  </th>
-                  <th scope="col">
-                    <span class="visually-hidden">Colour and visibility in the charts</span>
-                  </th>
-                  {headers.map((header) => {
-                    const key = sortKey(header.id);
-                    const direction = sort === key ? "ascending" : sort === `-${key}` ? "descending" : undefined;
-                    return (
-                      <th
-                        scope="col"
-                        key={header.id}
-                        aria-sort={direction ?? "none"}
-                        data-column={header.id}
-                        class={header.id === "name" ? "pinned" : undefined}
-                      >
-                        {key ? (
-                          <button type="button" class="sort" onClick={() => toggleSort(header.id)}>
-                            {header.label} {direction === "ascending" ? "▲" : direction === "descending" ? "▼" : ""}
-                          </button>
-                        ) : (
-                          header.label
-                        )}
+      <div class="runs-layout">
+        <div class="runs-pane">
+          {runs.loading && !runs.data && <Loading what="runs" />}
+          {runs.data && (
+            <>
+              <div class="table-scroll">
+                <table class="data-table runs-table" data-testid="runs-table" aria-busy={runs.loading}>
+                  <thead>
+                    <tr>
+                      <th scope="col" class="pin pin-select">
+                        <input
+                          type="checkbox"
+                          aria-label="Select all runs of the page"
+                          data-testid="select-all"
+                          checked={pageIds.length > 0 && pageSelected === pageIds.length}
+                          indeterminate={pageSelected > 0 && pageSelected < pageIds.length}
+                          disabled={pageIds.length === 0}
+                          onChange={toggleAll}
+                        />
                       </th>
-                    );
-                  })}
-                </tr>
-              </thead>
-              <tbody>
-                {runs.data.runs.map((run) => (
-                  <tr key={run.id} data-run-id={run.id}>
-                    <td>
-                      <input
-                        type="checkbox"
-                        aria-label={`Select ${run.name}`}
-                        checked={selected.has(run.id)}
-                        onChange={() => toggle(run.id)}
-                      />
-                    </td>
-                    <td>
-                      <RunIdentity projectName={projectName} runId={run.id} runName={run.name} />
-                    </td>
-                    <td>
-                      <StatusBadge status={run.status} />
-                    </td>
-                    <td class="pinned">
-                      <Link href={runPath(projectName, run.id)} class="truncate run-name" title={run.name}>
-                        {run.name}
-                      </Link>
-                      <DivergedRunMark metrics={run.divergedMetrics} />
-                    </td>
-                    <td class="mono">{run.displayId ?? run.id}</td>
-                    <td>
-                      <TruncatedTags tags={run.tags} />
-                    </td>
-                    <td>
-                      <TimeAgo iso={run.createdAt} />
-                    </td>
-                    <td>{formatDuration(runDuration(run, now))}</td>
-                    {columns.map((column) => (
-                      <td key={`${column.source}.${column.key}`} class="number">
-                        {cell(run, column)}
-                      </td>
+                      <th scope="col" class="pin pin-identity">
+                        <span class="visually-hidden">Colour and visibility in the charts</span>
+                      </th>
+                      {headers.map((header) => {
+                        const key = sortKey(header.id);
+                        const direction = sort === key ? "ascending" : sort === `-${key}` ? "descending" : undefined;
+                        return (
+                          <th
+                            scope="col"
+                            key={header.id}
+                            aria-sort={direction ?? "none"}
+                            data-column={header.id}
+                            class={header.id === "name" ? "pinned" : header.id === "status" ? "pin pin-status" : undefined}
+                          >
+                            {key ? (
+                              <button type="button" class="sort" onClick={() => toggleSort(header.id)}>
+                                {header.label} {direction === "ascending" ? "▲" : direction === "descending" ? "▼" : ""}
+                              </button>
+                            ) : (
+                              header.label
+                            )}
+                          </th>
+                        );
+                      })}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {runs.data.runs.map((run) => (
+                      <tr key={run.id} data-run-id={run.id}>
+                        <td class="pin pin-select">
+                          <input
+                            type="checkbox"
+                            aria-label={`Select ${run.name}`}
+                            checked={selected.has(run.id)}
+                            onChange={() => toggle(run.id)}
+                          />
+                        </td>
+                        <td class="pin pin-identity">
+                          <RunIdentity projectName={projectName} runId={run.id} runName={run.name} />
+                        </td>
+                        <td class="pin pin-status">
+                          <StatusBadge status={run.status} />
+                        </td>
+                        <td class="pinned">
+                          <Link href={runPath(projectName, run.id)} class="truncate run-name" title={run.name}>
+                            {run.name}
+                          </Link>
+                          <DivergedRunMark metrics={run.divergedMetrics} />
+                        </td>
+                        <td class="mono">{run.displayId ?? run.id}</td>
+                        <td>
+                          <TruncatedTags tags={run.tags} />
+                        </td>
+                        <td>
+                          <TimeAgo iso={run.createdAt} />
+                        </td>
+                        <td>{formatDuration(runDuration(run, now))}</td>
+                        {columns.map((column) => (
+                          <td key={`${column.source}.${column.key}`} class="number">
+                            {cell(run, column)}
+                          </td>
+                        ))}
+                      </tr>
                     ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {runs.data.runs.length === 0 && <p class="muted">No runs match.</p>}
-          <Pager
-            offset={offset}
-            limit={PAGE_SIZE}
-            total={runs.data.total}
-            label="runs"
-            onOffset={(next) => setQuery({ offset: next || undefined })}
-          />
-        </>
-      )}
-      {/* The charts wait for the table's first page: drawn before it, they would sit on screen for a
-          moment, fetch every panel there, then jump below the table as it fills. */}
-      {(runs.data || runs.error) && <Workspace projectName={projectName} selection={{ search, tags, status, sort, filter }} />}
+                  </tbody>
+                </table>
+              </div>
+              {runs.data.runs.length === 0 && <p class="muted">No runs match.</p>}
+              <Pager
+                offset={offset}
+                limit={PAGE_SIZE}
+                total={runs.data.total}
+                label="runs"
+                onOffset={(next) => setQuery({ offset: next || undefined })}
+              />
+            </>
+          )}
+        </div>
+        <div class="workspace-pane">
+          {/* The charts wait for the table's first page: drawn before it, they would sit on screen for a
+          moment, fetch every panel there, then jump below the table as it fills (stacked). */}
+          {(runs.data || runs.error) && <Workspace projectName={projectName} selection={{ search, tags, status, sort, filter }} />}
+        </div>
+      </div>
     </section>
   );
 }

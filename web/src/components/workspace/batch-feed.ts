@@ -129,3 +129,31 @@ export function useWorkspaceSeries(
     version,
   };
 }
+
+/**
+ * The series of the given runs × metrics within a step window, read again through the same batch
+ * request (stepMin, stepMax): a zoomed panel's window, sampled at WORKSPACE_BUCKETS over the window
+ * alone, so it comes at full resolution when it holds at most 4 × WORKSPACE_BUCKETS points.
+ * Split as the feed's requests are (batchPlan); pairs without points in the window are loaded, empty.
+ */
+export async function loadWindow(
+  projectName: string,
+  runIds: readonly number[],
+  logNames: readonly string[],
+  [stepMin, stepMax]: [number, number],
+): Promise<Map<string, BatchSeries>> {
+  const plan = batchPlan(runIds, logNames, WORKSPACE_BUCKETS);
+  const answers = await Promise.all(
+    plan.map((chunk) => api.metricsBatch({ projectName, ...chunk, stepMin, stepMax, buckets: WORKSPACE_BUCKETS })),
+  );
+  const series = new Map<string, BatchSeries>();
+  for (const runId of runIds)
+    for (const logName of logNames)
+      series.set(pairKey(runId, logName), { runId, logName, steps: [], values: [], nonFiniteFlags: [], times: [] });
+  for (const answer of answers) for (const one of answer.series) series.set(pairKey(one.runId, one.logName), one);
+  return series;
+}
+
+/** A series of loadWindow's answer. */
+export const windowSeries = (loaded: ReadonlyMap<string, BatchSeries>, runId: number, logName: string) =>
+  loaded.get(pairKey(runId, logName));

@@ -1,17 +1,43 @@
 // One workspace panel: its metrics overlaid for every shown run, in each run's colour (dashed for a
 // panel's second and later metrics), with its own log scale, smoothing and x axis, a min/max band
-// where the server downsampled a line, a tooltip sorted by value, and a full-screen mode.
+// where the server downsampled a line, a tooltip sorted by value, and a full-screen mode. Dragging
+// across the x range zooms the panel: its step window is read again through the batch request
+// (loadWindow) and drawn at full resolution; a double-click (or the window's ✕) goes back.
 
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { ServerUnreachable } from "../../api.ts";
+import { formatNumber } from "../../lib/format.ts";
 import { runColor } from "../../lib/run-color.ts";
-import { overlayRuns, type RunChart } from "../../lib/series.ts";
+import { overlayRuns, type RunChart, stepsOfRange } from "../../lib/series.ts";
 import { smooth } from "../../lib/smoothing.ts";
-import { type BatchSeries, isDownsampled, lineOf, minMaxBand, type Panel, type PanelOptions, X_CHOICES } from "../../lib/workspace.ts";
+import {
+  type BatchSeries,
+  clipLine,
+  isDownsampled,
+  type Line,
+  lineOf,
+  minMaxBand,
+  type Panel,
+  type PanelOptions,
+  X_CHOICES,
+  zoomStepWindow,
+} from "../../lib/workspace.ts";
 import type { RunListItem } from "../../types.ts";
 import { Chart } from "../chart.tsx";
-import { WORKSPACE_BUCKETS } from "./batch-feed.ts";
+import { loadWindow, WORKSPACE_BUCKETS, windowSeries } from "./batch-feed.ts";
+
+/** A zoomed panel: the dragged x range, the step window read for it, and what was read. */
+interface Zoom {
+  x: [number, number];
+  window: [number, number];
+  /** The panel's metrics (and x metric) when it was read: another choice drops the zoom. */
+  needed: string;
+  runIds: number[];
+  series: Map<string, BatchSeries>;
+}
 
 interface Props {
+  projectName: string;
   panel: Panel;
   runs: readonly RunListItem[];
   options: PanelOptions;
@@ -22,9 +48,14 @@ interface Props {
   version: number;
   onVisible: (panelId: string, logNames: string[]) => void;
   onOptions: (options: PanelOptions) => void;
-  onMove?: (delta: -1 | 1) => void;
+  /** Moves the panel within its section; `canMove` says which way it can go. */
+  onMove: (delta: -1 | 1) => void;
+  canMove: [earlier: boolean, later: boolean];
   onRemove?: () => void;
 }
+
+/** The layout that puts the workspace beside the runs table (workspace.css). */
+const SIDE_BY_SIDE = "(min-width: 1100px)";
 
 const X_LABELS = new Map<PanelOptions["xAxis"], string>([
   ["step", "step"],
@@ -33,20 +64,80 @@ const X_LABELS = new Map<PanelOptions["xAxis"], string>([
   ["metric", "metric…"],
 ]);
 
-export function WorkspacePanel({ panel, runs, options, metricNames, seriesOf, version, onVisible, onOptions, onMove, onRemove }: Props) {
+export function WorkspacePanel({
+  projectName,
+  panel,
+  runs,
+  options,
+  metricNames,
+  seriesOf,
+  version,
+  onVisible,
+  onOptions,
+  onMove,
+  canMove,
+  onRemove,
+}: Props) {
   const card = useRef<HTMLDivElement>(null);
-  const [onScreen, setOnScreen] = useState(false);
+  const [inView, setInView] = useState(false);
   const [fullScreen, setFullScreen] = useState(false);
+  // Full screen, the panel is fixed to the window, outside the workspace pane an observer rooted
+  // there watches: it would read as off screen.
+  const onScreen = inView || fullScreen;
   // A panel lists every metric as a possible x only once its x menu is used (hundreds of options × every panel otherwise).
   const [listAll, setListAll] = useState(false);
   const xMetric = options.xAxis === "metric" && options.xMetric ? options.xMetric : null;
   const needed = xMetric ? [...panel.logNames, xMetric] : panel.logNames;
+  const [zoom, setZoom] = useState<Zoom | null>(null);
+  const [zoomError, setZoomError] = useState<string>();
+  // A zoom belongs to one x axis and one set of metrics: another choice shows the whole range again.
+  const zoomed = zoom && zoom.needed === `${options.xAxis}\n${needed.join("\n")}` ? zoom : null;
+  const runIds = runs.map((run) => run.id);
+  // Only the latest zoom's answer counts: an earlier drag's, or one that arrives after going back, is dropped.
+  const zoomTurn = useRef(0);
+  const unzoom = () => {
+    zoomTurn.current++;
+    setZoom(null);
+  };
+  const readWindow = (x: [number, number], window: [number, number]) => {
+    const key = `${options.xAxis}\n${needed.join("\n")}`;
+    const turn = ++zoomTurn.current;
+    setZoomError(undefined);
+    loadWindow(projectName, runIds, needed, window).then(
+      (series) => turn === zoomTurn.current && setZoom({ x, window, needed: key, runIds, series }),
+      // Unreachable: the panel stays as it is (the shell says "reconnecting…"); drag again later.
+      (failure: Error) => failure instanceof ServerUnreachable || setZoomError(failure.message),
+    );
+  };
 
   useEffect(() => {
-    const observer = new IntersectionObserver(([entry]) => entry && setOnScreen(entry.isIntersecting), { rootMargin: "200px" });
-    observer.observe(card.current!);
-    return () => observer.disconnect();
+    // Beside the runs table the workspace scrolls in its own pane: the look-ahead margin must then
+    // extend that pane, not the window (a margin applies to the root only, and the pane clips its
+    // panels). Stacked, the pane does not scroll and the window is the root. The layout follows the
+    // window's width, so the observer is made anew when it changes.
+    let observer: IntersectionObserver | undefined;
+    const observe = () => {
+      observer?.disconnect();
+      const pane = card.current!.closest<HTMLElement>(".workspace-pane");
+      const scrolls = pane !== null && getComputedStyle(pane).overflowY !== "visible";
+      observer = new IntersectionObserver(([entry]) => entry && setInView(entry.isIntersecting), {
+        root: scrolls ? pane : null,
+        rootMargin: "200px",
+      });
+      observer.observe(card.current!);
+    };
+    observe();
+    const wide = matchMedia(SIDE_BY_SIDE);
+    wide.addEventListener("change", observe);
+    return () => {
+      wide.removeEventListener("change", observe);
+      observer?.disconnect();
+    };
   }, []);
+  // New runs in the table's selection while zoomed: the window is read again for all of them.
+  useEffect(() => {
+    if (zoomed && runIds.some((id) => !zoomed.runIds.includes(id))) readWindow(zoomed.x, zoomed.window);
+  }, [runIds.join(",")]);
   useEffect(() => onVisible(panel.id, onScreen ? needed : []), [onScreen, needed.join("\n")]);
   useEffect(() => () => onVisible(panel.id, []), [panel.id]);
   useEffect(() => {
@@ -59,20 +150,27 @@ export function WorkspacePanel({ panel, runs, options, metricNames, seriesOf, ve
   const chart = useMemo(() => {
     const perRun: RunChart[] = [];
     const bands: { color: string; x: number[]; lo: number[]; hi: number[] }[] = [];
+    const drawnLines: Line[] = [];
     let waiting = false;
     // Off screen, nothing is drawn (and nothing computed).
+    // Zoomed, the window's series (read for every run shown when zooming) stand in for the feed's.
+    const source = zoomed ? (runId: number, logName: string) => windowSeries(zoomed.series, runId, logName) : seriesOf;
     for (const run of onScreen ? runs : []) {
       const color = runColor(run.id);
-      const start = Date.parse(run.createdAt);
-      const xSeries = xMetric ? seriesOf(run.id, xMetric) : undefined;
+      const created = Date.parse(run.createdAt);
+      const xSeries = xMetric ? source(run.id, xMetric) : undefined;
       for (const [index, logName] of panel.logNames.entries()) {
-        const series = seriesOf(run.id, logName);
+        const series = source(run.id, logName);
         if (!series || (xMetric && !xSeries)) {
           waiting = true;
           continue;
         }
         if (series.steps.length === 0) continue;
-        const line = lineOf(series, options, Math.min(start, series.times[0] ?? start), xSeries);
+        // Relative time counts from the run's start, which the whole series knows (a window's first point is later).
+        const start = Math.min(created, (seriesOf(run.id, logName) ?? series).times[0] ?? created);
+        const whole = lineOf(series, options, start, xSeries);
+        const line = zoomed ? clipLine(whole, zoomed.x[0], zoomed.x[1]) : whole;
+        if (line.x.length === 0) continue;
         const label = panel.logNames.length > 1 ? `${run.name} · ${logName}` : run.name;
         const dash = index > 0;
         const lines =
@@ -83,12 +181,20 @@ export function WorkspacePanel({ panel, runs, options, metricNames, seriesOf, ve
               ]
             : [{ label, values: line.y, color, dash }];
         perRun.push({ x: line.x, lines, markers: line.markers.map((marker) => ({ ...marker, color, label })) });
+        drawnLines.push(line);
         const band = isDownsampled(series, WORKSPACE_BUCKETS) ? minMaxBand(line, WORKSPACE_BUCKETS) : null;
         if (band) bands.push({ color, ...band });
       }
     }
-    return { ...overlayRuns(perRun), bands, waiting, drawn: perRun.length };
-  }, [onScreen, runs, version, options, panel.logNames.join("\n")]);
+    return { ...overlayRuns(perRun), bands, waiting, drawn: perRun.length, drawnLines };
+  }, [onScreen, runs, version, options, panel.logNames.join("\n"), zoomed]);
+
+  const onZoom = (min: number, max: number) => {
+    // Against steps the window is the dragged range (as on the run page); otherwise the steps the drawn points there cover.
+    const window = options.xAxis === "step" ? stepsOfRange([], "step", min, max) : zoomStepWindow(chart.drawnLines, min, max);
+    if (!window || window[0] > window[1]) return;
+    readWindow([min, max], window);
+  };
 
   const title = panel.logNames.join(" · ");
   const xLabel = options.xAxis === "metric" ? options.xMetric || "step" : X_LABELS.get(options.xAxis);
@@ -98,10 +204,22 @@ export function WorkspacePanel({ panel, runs, options, metricNames, seriesOf, ve
       ref={card}
       data-panel={panel.id}
       data-metric={panel.logNames.length === 1 ? panel.logNames[0] : undefined}
-      data-runs={runs.map((run) => run.id).join(",")}
+      data-runs={runIds.join(",")}
+      data-zoomed={zoomed ? `${zoomed.window[0]}-${zoomed.window[1]}` : undefined}
     >
       <div class="chart-head">
         <h3 title={title}>{title}</h3>
+        {zoomed && (
+          <button
+            type="button"
+            class="link ws-zoom"
+            title="Show the whole range (or double-click the chart)"
+            data-testid="panel-unzoom"
+            onClick={unzoom}
+          >
+            steps {formatNumber(zoomed.window[0])}–{formatNumber(zoomed.window[1])} ✕
+          </button>
+        )}
         <span class="ws-panel-controls">
           <label title="log scale">
             <input
@@ -155,16 +273,26 @@ export function WorkspacePanel({ panel, runs, options, metricNames, seriesOf, ve
                 ))}
             </optgroup>
           </select>
-          {onMove && (
-            <>
-              <button type="button" class="icon" title="Move earlier" aria-label="Move panel earlier" onClick={() => onMove(-1)}>
-                ↑
-              </button>
-              <button type="button" class="icon" title="Move later" aria-label="Move panel later" onClick={() => onMove(1)}>
-                ↓
-              </button>
-            </>
-          )}
+          <button
+            type="button"
+            class="icon"
+            title="Move earlier in its section"
+            aria-label="Move panel earlier"
+            disabled={!canMove[0]}
+            onClick={() => onMove(-1)}
+          >
+            ↑
+          </button>
+          <button
+            type="button"
+            class="icon"
+            title="Move later in its section"
+            aria-label="Move panel later"
+            disabled={!canMove[1]}
+            onClick={() => onMove(1)}
+          >
+            ↓
+          </button>
           {onRemove && (
             <button type="button" class="icon" title="Remove panel" aria-label="Remove panel" onClick={onRemove}>
               ✕
@@ -184,6 +312,7 @@ export function WorkspacePanel({ panel, runs, options, metricNames, seriesOf, ve
           </button>
         </span>
       </div>
+      {zoomError && <p class="error">{zoomError}</p>}
       {!onScreen || (chart.waiting && chart.drawn === 0) ? (
         <div class="chart-placeholder" aria-busy={onScreen} />
       ) : chart.drawn === 0 ? (
@@ -199,6 +328,8 @@ export function WorkspacePanel({ panel, runs, options, metricNames, seriesOf, ve
           logScale={options.logScale}
           height={fullScreen ? Math.max(300, innerHeight - 140) : 200}
           sortedTooltip
+          onZoom={onZoom}
+          onReset={unzoom}
         />
       )}
     </div>

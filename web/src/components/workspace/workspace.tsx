@@ -1,7 +1,8 @@
 // The project workspace (docs/decisions.md, "Web UI: the project workspace"): one panel per metric across the runs
 // of the table's current selection — the runs matching its search and filters, in its order, up to
 // a cap the user raises (20 → 50 → 100 → 200) — grouped in sections by log group (train, val, then
-// the rest), sections collapsible, panels searchable, added panels with several metrics. Hidden
+// the rest), sections collapsible, panels searchable and movable within their section, added
+// panels with several metrics. Hidden
 // runs (the table's eye toggles) are left out of every panel. The layout and the hidden runs are
 // kept in this browser, per project (stored.ts).
 
@@ -11,7 +12,7 @@ import { useAsync, useInterval } from "../../hooks.ts";
 import {
   addCustomPanel,
   CUSTOM_SECTION,
-  moveCustomPanel,
+  movePanel,
   nextCap,
   optionsOf,
   removeCustomPanel,
@@ -167,9 +168,10 @@ export function Workspace({ projectName, selection }: { projectName: string; sel
             </summary>
             {!collapsed && (
               <div class="chart-grid">
-                {panels.map((panel) => (
+                {panels.map((panel, index) => (
                   <WorkspacePanel
                     key={panel.id}
+                    projectName={projectName}
                     panel={panel}
                     runs={shown}
                     options={optionsOf(layout, panel.id)}
@@ -178,7 +180,8 @@ export function Workspace({ projectName, selection }: { projectName: string; sel
                     version={feed.version}
                     onVisible={feed.setVisible}
                     onOptions={(options) => setLayout(withOptions(layout, panel.id, options))}
-                    onMove={section === CUSTOM_SECTION ? (delta) => setLayout(moveCustomPanel(layout, panel.id, delta)) : undefined}
+                    onMove={(delta) => setLayout(movePanel(layout, metricNames, search, panel.id, delta))}
+                    canMove={[index > 0, index < panels.length - 1]}
                     onRemove={section === CUSTOM_SECTION ? () => setLayout(removeCustomPanel(layout, panel.id)) : undefined}
                   />
                 ))}
