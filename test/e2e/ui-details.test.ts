@@ -14,6 +14,7 @@ import { launchBrowser } from "../helpers/browser.js";
 import type { ApiClient } from "../helpers/client.js";
 import { ingest, toNdjson } from "../helpers/ingest.js";
 import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
+import { contrast, runColor } from "../../web/src/lib/run-color.js";
 
 const SCREENSHOTS = fileURLToPath(new URL("../../test-output/ui-screenshots/", import.meta.url));
 const PROJECT = "details";
@@ -349,6 +350,17 @@ describe("web UI details in headless Chromium", () => {
         return { page: getComputedStyle(document.documentElement).backgroundColor, table: table.backgroundColor, text: table.color };
       });
     assert.deepEqual(await colours(), { page: "rgb(17, 24, 39)", table: "rgb(31, 41, 55)", text: "rgb(229, 231, 235)" });
+    // Each run in its colour lightened for the dark surface (the table's swatches, as its lines).
+    const swatches = await dark
+      .locator("[data-testid=runs-table] tr[data-run-id]")
+      .evaluateAll((rows) =>
+        rows.map((row) => [Number(row.getAttribute("data-run-id")), row.querySelector(".swatch")!.getAttribute("data-color")!]),
+      );
+    assert.ok(swatches.length > 0);
+    for (const [runId, color] of swatches as [number, string][]) {
+      assert.equal(color, runColor(runId, true));
+      assert.ok(contrast(color, "#1f2937") >= 3, `${color} readable on the dark surface`);
+    }
     await dark.screenshot({ path: `${SCREENSHOTS}37-dark-runs.png`, fullPage: true });
 
     // The chart's axis labels are drawn light on the dark page: count bright pixels left of the plot.

@@ -41,6 +41,22 @@ describe("the project workspace", () => {
   };
   const panel = (id: string) => page.locator(`[data-testid=workspace] .ws-panel[data-panel='${id}']`);
   const drawn = (id: string) => panel(id).locator(".chart-canvas[data-drawn=true]");
+  // The table's page (the only run list asking for divergedMetrics) held back 1.5 s, as a slow
+  // server does (CI once); the workspace's own run list and metric names are not held, so they
+  // arrive first: the charts must still wait for the table, not fetch meanwhile.
+  const holdTablePage = () =>
+    page.route(
+      (url) => url.pathname === "/api/runs/list" && url.searchParams.has("includeDiverged"),
+      async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await route.continue();
+      },
+    );
+  const workspaceNames = () =>
+    page.waitForResponse((response) => {
+      const url = new URL(response.url());
+      return url.pathname === "/api/runs/metric-names" && url.searchParams.has("runIds"); // the workspace's, not the column picker's
+    });
 
   before(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -85,15 +101,11 @@ describe("the project workspace", () => {
   });
 
   it("sits beside the table on a wide window: one panel per metric across the first 20 runs, train and val first, fetching only what the workspace pane shows", async () => {
-    // The table's page is held back a moment, as a slow server does (CI once): the charts must
-    // wait for it, not fetch meanwhile.
-    const tablePage = (url: URL) => url.pathname === "/api/runs/list" && url.searchParams.get("limit") === "50";
-    await page.route(tablePage, async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 700));
-      await route.continue();
-    });
+    await holdTablePage();
+    const names = workspaceNames();
     await open(`/projects/${PROJECT}`);
-    await page.waitForTimeout(400);
+    await names;
+    await page.waitForTimeout(300);
     assert.equal(batchBodies.length, 0, "no request before the table's first page");
     await drawn("train/loss").waitFor();
     await page.unrouteAll({ behavior: "wait" }); // a held request finishes first
@@ -180,13 +192,13 @@ describe("the project workspace", () => {
     // Narrow (below 1100 px) the workspace follows the table down the page, out of view at first:
     // a short window keeps it clearly below the panels' 200 px look-ahead.
     await page.setViewportSize({ width: 1000, height: 600 });
-    const tablePage = (url: URL) => url.pathname === "/api/runs/list" && url.searchParams.get("limit") === "50";
-    await page.route(tablePage, async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 700));
-      await route.continue();
-    });
+    await holdTablePage();
     const before = batchBodies.length;
+    const names = workspaceNames();
     await open(`/projects/${PROJECT}`);
+    await names;
+    await page.waitForTimeout(300);
+    assert.equal(batchBodies.length, before, "no request before the table's first page");
     await page.getByTestId("workspace-count").waitFor();
     await page.waitForTimeout(300);
     assert.equal(batchBodies.length, before, "no panel on screen, no request");

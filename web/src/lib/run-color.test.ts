@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { RUN_PALETTE, runColor } from "./run-color.ts";
+import { contrast, DARK_RUN_PALETTE, RUN_PALETTE, readableOn, runColor } from "./run-color.ts";
 
 test("a run's colour depends on its ID only, the same on every call", () => {
   for (const id of [1, 2, 17, 123456, 2 ** 31 - 1]) {
@@ -26,4 +26,21 @@ test("consecutive IDs spread over the palette", () => {
 
 test("the palette has no duplicate colours", () => {
   assert.equal(new Set(RUN_PALETTE).size, RUN_PALETTE.length);
+});
+
+test("the dark scheme draws every run colour at 3:1 contrast or more on its surface, the same run in the same hue", () => {
+  assert.ok(contrast("#393b79", "#1f2937") < 2, "the darkest palette colour nearly vanishes on the dark surface");
+  for (const [i, color] of DARK_RUN_PALETTE.entries()) {
+    assert.ok(contrast(color, "#1f2937") >= 3, `${RUN_PALETTE[i]} → ${color}`);
+    if (contrast(RUN_PALETTE[i]!, "#1f2937") >= 3) assert.equal(color, RUN_PALETTE[i], "a readable colour is kept");
+  }
+  assert.equal(new Set(DARK_RUN_PALETTE).size, DARK_RUN_PALETTE.length, "still twenty distinct colours");
+  for (const id of [1, 17, 123456]) assert.equal(runColor(id, true), DARK_RUN_PALETTE[RUN_PALETTE.indexOf(runColor(id, false) as never)]);
+});
+
+test("contrast and readableOn follow WCAG's formulas", () => {
+  assert.equal(contrast("#000000", "#ffffff"), 21);
+  assert.equal(contrast("#777777", "#777777"), 1);
+  assert.equal(readableOn("#000000", "#000000", 21), "#ffffff");
+  assert.equal(readableOn("#ffffff", "#000000", 3), "#ffffff", "already readable: unchanged");
 });

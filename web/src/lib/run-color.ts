@@ -37,7 +37,51 @@ function mix(value: number): number {
   return h >>> 0;
 }
 
-/** The colour of a run: a hash of its ID into RUN_PALETTE. */
-export function runColor(runId: number): string {
-  return RUN_PALETTE[mix(runId) % RUN_PALETTE.length]!;
+/** WCAG relative luminance of a `#rrggbb` colour. */
+export function luminance(color: string): number {
+  const channel = (offset: number) => {
+    const c = Number.parseInt(color.slice(offset, offset + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+}
+
+/** WCAG contrast ratio of two `#rrggbb` colours (1 to 21). */
+export function contrast(a: string, b: string): number {
+  const [high, low] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (high! + 0.05) / (low! + 0.05);
+}
+
+/**
+ * The colour mixed with white in steps of 5% until its contrast with `background` reaches
+ * `minimum`: the same hue, light enough to see. A colour already readable is returned as is.
+ */
+export function readableOn(color: string, background: string, minimum: number): string {
+  const rgb = [1, 3, 5].map((offset) => Number.parseInt(color.slice(offset, offset + 2), 16));
+  for (let white = 0; white <= 1; white += 0.05) {
+    const mixed = `#${rgb
+      .map((c) =>
+        Math.round(c + (255 - c) * white)
+          .toString(16)
+          .padStart(2, "0"),
+      )
+      .join("")}`;
+    if (contrast(mixed, background) >= minimum) return mixed;
+  }
+  return "#ffffff";
+}
+
+/**
+ * The dark scheme's surface (web/src/styles.css, --surface under prefers-color-scheme: dark): the
+ * palette's dark navy, plum and brown nearly vanish on it, so the dark scheme draws each run in its
+ * colour lightened to a 3:1 contrast (WCAG's minimum for graphics).
+ */
+const DARK_SURFACE = "#1f2937";
+export const DARK_RUN_PALETTE = RUN_PALETTE.map((color) => readableOn(color, DARK_SURFACE, 3));
+
+const prefersDark = () => typeof matchMedia === "function" && matchMedia("(prefers-color-scheme: dark)").matches;
+
+/** The colour of a run: a hash of its ID into RUN_PALETTE (its lightened twin in the dark scheme). */
+export function runColor(runId: number, dark = prefersDark()): string {
+  return (dark ? DARK_RUN_PALETTE : RUN_PALETTE)[mix(runId) % RUN_PALETTE.length]!;
 }

@@ -316,9 +316,14 @@ export function RunsPage({ projectName }: { projectName: string }) {
           )}
         </div>
         <div class="workspace-pane">
-          {/* The charts wait for the table's first page: drawn before it, they would sit on screen for a
-          moment, fetch every panel there, then jump below the table as it fills (stacked). */}
-          {(runs.data || runs.error) && <Workspace projectName={projectName} selection={{ search, tags, status, sort, filter }} />}
+          {/* The charts load their runs and metric names beside the table's page, but draw panels only
+          once the page is there: drawn before it, they would sit on screen for a moment, fetch every
+          panel there, then jump below the table as it fills (stacked). */}
+          <Workspace
+            projectName={projectName}
+            selection={{ search, tags, status, sort, filter }}
+            tableReady={Boolean(runs.data || runs.error)}
+          />
         </div>
       </div>
     </section>

@@ -81,7 +81,16 @@ function AddPanel({ metricNames, onAdd }: { metricNames: readonly string[]; onAd
   );
 }
 
-export function Workspace({ projectName, selection }: { projectName: string; selection: Selection }) {
+export function Workspace({
+  projectName,
+  selection,
+  tableReady,
+}: {
+  projectName: string;
+  selection: Selection;
+  /** Whether the table's first page is shown: panels wait for it (see views/runs.tsx). */
+  tableReady: boolean;
+}) {
   const [layout, setLayout] = useLayout(projectName);
   const { hidden, showAll } = useHiddenRuns(projectName);
   const [search, setSearch] = useState("");
@@ -122,6 +131,8 @@ export function Workspace({ projectName, selection }: { projectName: string; sel
   const more = nextCap(cap);
   const hiddenHere = selected.length - shown.length;
 
+  // Loaded meanwhile (above), shown only then: no panel fetches, nothing jumps as the table fills.
+  if (!tableReady) return null;
   return (
     <section class="workspace" aria-label="Workspace" data-testid="workspace">
       <h2>Charts</h2>
