@@ -8,11 +8,14 @@
  * the same load against it (with fewer ingest batches: it is much slower) and the ratio.
  * Environment: BENCH_BATCHES (per run, default 40), BENCH_REQUESTS (default 40), MLFLOW_ENV, MLFLOW_TOOL;
  * BENCH_SKIP_SEARCH=1 measures log-batch alone (a CPU profile of ingest only).
+ * `-- --database-url postgres://…/db` runs Stepwise on PostgreSQL, in a fresh database made on that
+ * server and dropped afterwards.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { spawnServer } from "../test/helpers/start-server.js";
 import { percentile, printFigures, type Figure } from "./lib/report.js";
 
@@ -23,6 +26,24 @@ const SEARCH_RUNS = 500;
 const PARAMS = 20;
 const MLFLOW_ENV = process.env.MLFLOW_ENV ?? "/work/mlflow-env";
 const MLFLOW_TOOL = process.env.MLFLOW_TOOL ?? "/work/shared/tools/mlflow-client";
+const DATABASE_SERVER_URL = (() => {
+  const at = process.argv.indexOf("--database-url");
+  return at === -1 ? undefined : process.argv[at + 1];
+})();
+
+/** A fresh database on the server of DATABASE_SERVER_URL, dropped by `drop`. */
+async function freshDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    await client.query(sql).finally(() => client.end());
+  };
+  const name = `stepwise_bench_mlflow_${process.pid}_${Date.now()}`;
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.href, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
 
 interface Target {
   name: string;
@@ -153,13 +174,25 @@ console.log(
 );
 const figures: Figure[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), "stepwise-bench-mlflow-"));
-const server = await spawnServer(dataDir, ["--log-level", "error", "--stale-after", "0"]);
+const database = DATABASE_SERVER_URL ? await freshDatabase(DATABASE_SERVER_URL) : undefined;
+const server = await spawnServer(dataDir, [
+  "--log-level",
+  "error",
+  "--stale-after",
+  "0",
+  ...(database ? ["--database-url", database.url] : []),
+]);
 const key = /(sw_\S+)/.exec(server.stdout())?.[1];
 if (!key) throw new Error(`no bootstrap key in the server's output:\n${server.stdout()}`);
 let stepwise: Awaited<ReturnType<typeof measure>>;
 try {
   stepwise = await measure(
-    { name: "Stepwise", url: server.url, headers: { authorization: `Bearer ${key}` }, pid: server.child.pid },
+    {
+      name: database ? "Stepwise (PostgreSQL)" : "Stepwise",
+      url: server.url,
+      headers: { authorization: `Bearer ${key}` },
+      pid: server.child.pid,
+    },
     BATCHES,
     figures,
     true,
@@ -168,6 +201,7 @@ try {
   server.child.kill("SIGTERM");
   await server.exited;
   rmSync(dataDir, { recursive: true, force: true });
+  await database?.drop();
 }
 
 if (existsSync(`${MLFLOW_ENV}/src-2.17.2`) && existsSync(`${MLFLOW_TOOL}/env.sh`) && process.env.BENCH_SKIP_MLFLOW !== "1") {
