@@ -6,12 +6,16 @@
  * Against a fresh Stepwise server started from this checkout; when MLflow's own server is set up on
  * this machine (MLFLOW_ENV, default /work/mlflow-env, built by the MLflow client tool's setup.sh),
  * the same load against it (with fewer ingest batches: it is much slower) and the ratio.
- * Environment: BENCH_BATCHES (per run, default 40), BENCH_REQUESTS (default 40), MLFLOW_ENV, MLFLOW_TOOL.
+ * Environment: BENCH_BATCHES (per run, default 40), BENCH_REQUESTS (default 40), MLFLOW_ENV, MLFLOW_TOOL;
+ * BENCH_SKIP_SEARCH=1 measures log-batch alone (a CPU profile of ingest only).
+ * `-- --database-url postgres://…/db` runs Stepwise on PostgreSQL, in a fresh database made on that
+ * server and dropped afterwards.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { spawnServer } from "../test/helpers/start-server.js";
 import { percentile, printFigures, type Figure } from "./lib/report.js";
 
@@ -22,11 +26,31 @@ const SEARCH_RUNS = 500;
 const PARAMS = 20;
 const MLFLOW_ENV = process.env.MLFLOW_ENV ?? "/work/mlflow-env";
 const MLFLOW_TOOL = process.env.MLFLOW_TOOL ?? "/work/shared/tools/mlflow-client";
+const DATABASE_SERVER_URL = (() => {
+  const at = process.argv.indexOf("--database-url");
+  return at === -1 ? undefined : process.argv[at + 1];
+})();
+
+/** A fresh database on the server of DATABASE_SERVER_URL, dropped by `drop`. */
+async function freshDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    await client.query(sql).finally(() => client.end());
+  };
+  const name = `stepwise_bench_mlflow_${process.pid}_${Date.now()}`;
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.href, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
 
 interface Target {
   name: string;
   url: string;
   headers: Record<string, string>;
+  /** The server's process, when its CPU time can be read. */
+  pid?: number;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: MLflow responses are read by shape here, as JSON.
@@ -45,11 +69,23 @@ async function createRun(target: Target, experimentId: string, name: string): Pr
   return (await call(target, "/runs/create", { experiment_id: experimentId, run_name: name, start_time: Date.now() })).run.info.run_id;
 }
 
-/** Points per second through log-batch: 8 runs, each sending `batches` batches of 1,000 metrics in turn. */
-async function ingest(target: Target, batches: number): Promise<number> {
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined || !existsSync(`/proc/${pid}/stat`)) return undefined;
+  // Fields 14 and 15 (utime, stime) in clock ticks, counted after the ")" that ends the command name.
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(")").at(-1)!.trim().split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Points per second through log-batch: 8 runs, each sending `batches` batches of 1,000 metrics in
+ * turn; and the server's CPU time per batch, which load from other processes changes far less.
+ */
+async function ingest(target: Target, batches: number): Promise<{ pointsPerSecond: number; cpuMsPerBatch?: number }> {
   const experimentId = (await call(target, "/experiments/create", { name: `ingest-${Date.now()}` })).experiment_id;
   const runs = await Promise.all(Array.from({ length: CONCURRENT_RUNS }, (_, r) => createRun(target, experimentId, `ingest-${r}`)));
   const started = performance.now();
+  const cpuBefore = cpuSeconds(target.pid);
   await Promise.all(
     runs.map(async (runId) => {
       for (let b = 0; b < batches; b++) {
@@ -61,7 +97,12 @@ async function ingest(target: Target, batches: number): Promise<number> {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  return (CONCURRENT_RUNS * batches * 1000) / seconds;
+  const cpuAfter = cpuSeconds(target.pid);
+  const requests = CONCURRENT_RUNS * batches;
+  return {
+    pointsPerSecond: (requests * 1000) / seconds,
+    cpuMsPerBatch: cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1000) / requests,
+  };
 }
 
 /** 500 runs × 20 params and a loss metric, then search latencies. */
@@ -106,13 +147,15 @@ async function search(target: Target): Promise<{ filtered: number; all: number; 
 }
 
 async function measure(target: Target, batches: number, figures: Figure[], targets: boolean) {
-  const pointsPerSecond = await ingest(target, batches);
+  const { pointsPerSecond, cpuMsPerBatch } = await ingest(target, batches);
   figures.push({
     name: `${target.name}: log-batch points/s`,
     value: pointsPerSecond,
     unit: "points/s",
     ...(targets ? { target: { bound: "min" as const, value: 300_000 } } : {}),
   });
+  if (cpuMsPerBatch !== undefined) figures.push({ name: `${target.name}: server CPU per log-batch`, value: cpuMsPerBatch, unit: "ms" });
+  if (process.env.BENCH_SKIP_SEARCH === "1") return { pointsPerSecond, filtered: Number.NaN, all: Number.NaN };
   const { filtered, all, hits, baseline } = await search(target);
   figures.push({
     name: `${target.name}: search p50 (${hits} hits)`,
@@ -131,16 +174,34 @@ console.log(
 );
 const figures: Figure[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), "stepwise-bench-mlflow-"));
-const server = await spawnServer(dataDir, ["--log-level", "error", "--stale-after", "0"]);
+const database = DATABASE_SERVER_URL ? await freshDatabase(DATABASE_SERVER_URL) : undefined;
+const server = await spawnServer(dataDir, [
+  "--log-level",
+  "error",
+  "--stale-after",
+  "0",
+  ...(database ? ["--database-url", database.url] : []),
+]);
 const key = /(sw_\S+)/.exec(server.stdout())?.[1];
 if (!key) throw new Error(`no bootstrap key in the server's output:\n${server.stdout()}`);
 let stepwise: Awaited<ReturnType<typeof measure>>;
 try {
-  stepwise = await measure({ name: "Stepwise", url: server.url, headers: { authorization: `Bearer ${key}` } }, BATCHES, figures, true);
+  stepwise = await measure(
+    {
+      name: database ? "Stepwise (PostgreSQL)" : "Stepwise",
+      url: server.url,
+      headers: { authorization: `Bearer ${key}` },
+      pid: server.child.pid,
+    },
+    BATCHES,
+    figures,
+    true,
+  );
 } finally {
   server.child.kill("SIGTERM");
   await server.exited;
   rmSync(dataDir, { recursive: true, force: true });
+  await database?.drop();
 }
 
 if (existsSync(`${MLFLOW_ENV}/src-2.17.2`) && existsSync(`${MLFLOW_TOOL}/env.sh`) && process.env.BENCH_SKIP_MLFLOW !== "1") {
@@ -177,7 +238,12 @@ if (existsSync(`${MLFLOW_ENV}/src-2.17.2`) && existsSync(`${MLFLOW_TOOL}/env.sh`
       if (Date.now() > deadline) throw new Error("MLflow's server did not start within 60 s");
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    const mlflow = await measure({ name: "MLflow 2.17.2", url, headers: {} }, Math.max(1, Math.round(BATCHES / 10)), figures, false);
+    const mlflow = await measure(
+      { name: "MLflow 2.17.2", url, headers: {}, pid: child.pid },
+      Math.max(1, Math.round(BATCHES / 10)),
+      figures,
+      false,
+    );
     figures.push({ name: "ratio log-batch (Stepwise/MLflow)", value: stepwise.pointsPerSecond / mlflow.pointsPerSecond, unit: "×" });
     figures.push({ name: "ratio filtered search (MLflow/Stepwise)", value: mlflow.filtered / stepwise.filtered, unit: "×" });
     figures.push({ name: "ratio search all 500 (MLflow/Stepwise)", value: mlflow.all / stepwise.all, unit: "×" });

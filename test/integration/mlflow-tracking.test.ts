@@ -300,6 +300,55 @@ describe("MLflow's tracking API", () => {
     );
   });
 
+  it("stores concurrent log-batch requests exactly; a rejected one in the crowd writes nothing and fails no other", async () => {
+    const experimentId = await createExperiment(client);
+    const runs = await Promise.all(Array.from({ length: 8 }, () => createRun(client, experimentId)));
+    const batch = (b: number) => {
+      const metrics = [];
+      for (let step = b * 100; step < (b + 1) * 100; step++)
+        for (let k = 0; k < 9; k++) metrics.push({ key: `m${k}`, value: step + k, timestamp: 1_700_000_000_000 + step, step });
+      return metrics;
+    };
+    const rejected = runs[5]!;
+    const BATCHES = 4;
+    for (let b = 0; b < BATCHES; b++) {
+      // Every run's batch at once; in the third wave one run's batch is invalid in its very last item.
+      const responses = await Promise.all(
+        runs.map((runId) => {
+          const metrics = batch(b);
+          if (runId === rejected && b === 2) metrics[899] = { ...metrics[899]!, value: "abc" as never };
+          return client.post(`${API}/runs/log-batch`, { run_id: runId, metrics, params: [{ key: `p${b}`, value: "1" }] });
+        }),
+      );
+      responses.forEach((response, i) => {
+        if (runs[i] === rejected && b === 2)
+          assert.deepEqual([response.status, response.body.error_code], [400, "INVALID_PARAMETER_VALUE"], JSON.stringify(response.body));
+        else assert.equal(response.status, 200, JSON.stringify(response.body));
+      });
+    }
+    for (const runId of runs) {
+      const run = await getRun(client, runId);
+      const steps = runId === rejected ? [0, 1, 3].flatMap((b) => Array.from({ length: 100 }, (_, k) => b * 100 + k)) : undefined;
+      const expected = steps ?? Array.from({ length: BATCHES * 100 }, (_, k) => k);
+      assert.deepEqual(
+        run.data.metrics.map((m: { key: string; value: number; step: number }) => [m.key, m.value, m.step]).sort(),
+        Array.from({ length: 9 }, (_, k) => [`m${k}`, 399 + k, 399]).sort(),
+      );
+      assert.deepEqual(
+        run.data.params.map((p: { key: string }) => p.key).sort(),
+        runId === rejected ? ["p0", "p1", "p3"] : ["p0", "p1", "p2", "p3"],
+        "the rejected request's params are not written either",
+      );
+      for (const key of ["m0", "m8"]) {
+        const history = await client.get(`${API}/metrics/get-history`, { run_id: runId, metric_key: key });
+        assert.deepEqual(
+          history.body.metrics.map((m: { step: number }) => m.step),
+          expected,
+        );
+      }
+    }
+  });
+
   it("samples metrics for many runs with get-history-bulk-interval", async () => {
     const experimentId = await createExperiment(client);
     const runs = [await createRun(client, experimentId), await createRun(client, experimentId)];

@@ -40,6 +40,7 @@ import type {
   User,
 } from "../store.js";
 import { openDatabase, Statements, type Db } from "./db.js";
+import { GroupCommit, type Outcome } from "../group-commit.js";
 import type { CopyRow, CopyValue } from "../copy-tables.js";
 import * as consoleLogs from "./console-logs.js";
 import * as dataRows from "./data-rows.js";
@@ -59,6 +60,13 @@ import * as sharedState from "./shared-state.js";
 
 export const DATABASE_FILE = "stepwise.db";
 
+interface MetricWrite {
+  orgId: string;
+  runId: number;
+  series: MetricSeries[];
+  now: number;
+}
+
 /**
  * The embedded store: one SQLite database in the data directory. better-sqlite3 is synchronous,
  * so each method runs to completion before another request's code runs; write methods still
@@ -66,9 +74,28 @@ export const DATABASE_FILE = "stepwise.db";
  */
 export class SqliteStore implements Store {
   private readonly s: Statements;
+  /** Metric writes of requests that arrive together share one transaction and one durable commit (GroupCommit). */
+  private readonly metricWrites: GroupCommit<MetricWrite, number | undefined>;
 
   private constructor(private readonly db: Db) {
     this.s = new Statements(db);
+    // Called inside the group's transaction, a transaction function runs as a savepoint (better-sqlite3).
+    const inSavepoint = db.transaction((w: MetricWrite) => metrics.appendMetricPoints(this.s, w.orgId, w.runId, w.series, w.now));
+    this.metricWrites = new GroupCommit((items) =>
+      this.write(() =>
+        items.map((item): Outcome<number | undefined> => {
+          try {
+            return { ok: true, value: inSavepoint(item) };
+          } catch (error) {
+            // Disk full, I/O errors and the like end the whole transaction in SQLite, not just the
+            // savepoint: then the group fails as one (nothing of it is stored), never committing
+            // the items after it outside any transaction.
+            if (!db.inTransaction) throw error;
+            return { ok: false, error };
+          }
+        }),
+      ),
+    );
   }
 
   /** `busyTimeoutMs`: how long a statement waits for another process's lock (see openDatabase). */
@@ -97,6 +124,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.metricWrites.idle();
     if (this.db.open) {
       this.db.pragma("wal_checkpoint(TRUNCATE)");
       this.db.close();
@@ -241,7 +269,7 @@ export class SqliteStore implements Store {
   }
 
   async appendMetricPoints(orgId: string, runId: number, series: MetricSeries[], now: number): Promise<number | undefined> {
-    return this.write(() => metrics.appendMetricPoints(this.s, orgId, runId, series, now));
+    return this.metricWrites.submit({ orgId, runId, series, now });
   }
   async appendConsoleLines(orgId: string, runId: number, lines: ConsoleLine[], now: number): Promise<number | undefined> {
     return this.write(() => consoleLogs.appendConsoleLines(this.s, orgId, runId, lines, now));

@@ -219,4 +219,44 @@ export function concurrencyContract(store: () => Store): void {
     assert.equal(page.total, 200);
     assert.equal(page.items.length, 200);
   });
+
+  it("stores concurrent metric appends to many runs exactly; one that fails midway leaves nothing and fails no other", async () => {
+    const s = store();
+    const orgId = await newOrg(s);
+    const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => s.createRun(orgId, runInput({ name: `m${i}` }), ACTOR)));
+    const series = (logName: string, from: number) => ({
+      logName,
+      steps: Array.from({ length: 100 }, (_, k) => from + k),
+      values: Array.from({ length: 100 }, (_, k) => from + k),
+      times: Array.from({ length: 100 }, () => T0),
+    });
+    const bad = runs[3]!.run.id;
+    // The failing write's first series is valid: a write that is not rolled back as a whole leaves it behind.
+    const broken = [series("kept-if-half-written", 0), { ...series("x", 0), logName: Symbol("not a name") as never }];
+    for (const round of [0, 1]) {
+      const outcomes = await Promise.allSettled(
+        runs.flatMap(({ run }) => [
+          s.appendMetricPoints(
+            orgId,
+            run.id,
+            run.id === bad && round === 1 ? broken : [series("loss", round * 100), series("acc", round * 100)],
+            T0,
+          ),
+        ]),
+      );
+      outcomes.forEach((outcome, i) => {
+        if (runs[i]!.run.id === bad && round === 1) assert.equal(outcome.status, "rejected");
+        else assert.deepEqual(outcome, { status: "fulfilled", value: 200 });
+      });
+    }
+    for (const { run } of runs) {
+      const summaries = (await s.listMetricSummaries(orgId, run.id)).map((m) => [m.logName, m.count, m.lastStep, m.max]);
+      const points = run.id === bad ? 100 : 200;
+      assert.deepEqual(summaries, [
+        ["acc", points, points - 1, points - 1],
+        ["loss", points, points - 1, points - 1],
+      ]);
+      assert.equal((await s.readMetricPoints(orgId, run.id, "loss", 0, 1000, 1000)).length, points);
+    }
+  });
 }

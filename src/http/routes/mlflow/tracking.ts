@@ -68,11 +68,12 @@ function metricSeries(list: unknown[], now: number): MetricSeries[] {
   const byKey = new Map<string, MetricSeries>();
   list.forEach((item, i) => {
     const metric = (item ?? {}) as Record<string, unknown>;
-    const key = checkKey(metric.key, `metrics[${i}].key`);
+    // A batch names few keys many times (10 keys × 100 steps): a key already grouped passed checkKey.
+    let series = typeof metric.key === "string" ? byKey.get(metric.key) : undefined;
+    const key = series ? series.logName : checkKey(metric.key, `metrics[${i}].key`);
     const value = parseMetricValue(metric.value, `metrics[${i}].value`);
     const timestamp = parseInt64(metric.timestamp, `metrics[${i}].timestamp`, now);
     const step = parseInt64(metric.step, `metrics[${i}].step`, 0);
-    let series = byKey.get(key);
     if (!series) byKey.set(key, (series = { logName: key, steps: [], values: [], times: [] }));
     series.steps.push(step);
     series.values.push(value);
