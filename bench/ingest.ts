@@ -22,45 +22,28 @@ import { SqliteStore } from "../src/store/sqlite/index.js";
 import type { Store } from "../src/store/store.js";
 import { ApiClient } from "../test/helpers/client.js";
 import { makeTempDir, spawnServer, type ServerProcess } from "../test/helpers/start-server.js";
+import { DATABASE_SERVER_URL, freshDatabase } from "./lib/database.js";
 import { CpuTally, cpuSeconds, peakRssMb, percentile, printFigures } from "./lib/report.js";
 import { chunkRowCeiling } from "./pg-chunk-writes.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
-const SERVER_URL = (() => {
-  const at = process.argv.indexOf("--database-url");
-  return at === -1 ? undefined : process.argv[at + 1];
-})();
 /** BENCH_PROFILE_DIR: the server writes a V8 CPU profile there when it stops (bench/lib/cpu-profile.mjs). */
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const PROCESSES = (() => {
   const at = process.argv.indexOf("--processes");
   return at === -1 ? 1 : Number(process.argv[at + 1]);
 })();
-if (!Number.isInteger(PROCESSES) || PROCESSES < 1 || (PROCESSES > 1 && !SERVER_URL)) {
+if (!Number.isInteger(PROCESSES) || PROCESSES < 1 || (PROCESSES > 1 && !DATABASE_SERVER_URL)) {
   console.error("--processes takes a positive integer, and more than one process needs --database-url");
   process.exit(2);
 }
 const METRICS = 100;
 const STEPS_PER_BATCH = 100;
 
-/** A fresh database on the server of SERVER_URL, dropped by `drop`. */
-async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: SERVER_URL });
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  const name = `stepwise_bench_${process.pid}_${Date.now()}`;
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(SERVER_URL!);
-  url.pathname = `/${name}`;
-  return { url: url.href, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
-
 async function measureHttp() {
   const dataDir = makeTempDir("stepwise-bench-");
-  const database = SERVER_URL ? await freshDatabase() : undefined;
+  const database = DATABASE_SERVER_URL ? await freshDatabase(DATABASE_SERVER_URL, "ingest") : undefined;
   const serve = (args: string[]) =>
     spawnServer(
       dataDir,
@@ -148,7 +131,7 @@ async function measureHttp() {
 /** The same batches through the Store interface directly: the ceiling HTTP can approach. */
 async function measureRawStore(seconds: number) {
   const dataDir = makeTempDir("stepwise-bench-raw-");
-  const database = SERVER_URL ? await freshDatabase() : undefined;
+  const database = DATABASE_SERVER_URL ? await freshDatabase(DATABASE_SERVER_URL, "ingest") : undefined;
   const store: Store = database ? await PostgresStore.open(database.url) : SqliteStore.open(dataDir);
   try {
     const { organization } = await import("../src/services/accounts.js").then((m) =>
@@ -204,23 +187,23 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
 
 execFileSync("npm", ["run", "build"], { stdio: "ignore" });
 console.log(
-  `Ingest benchmark (${SERVER_URL ? `PostgreSQL, ${PROCESSES} server process${PROCESSES > 1 ? "es" : ""}` : "SQLite"}): ${CLIENTS} clients, ${METRICS * STEPS_PER_BATCH}-point batches (${METRICS} metrics × ${STEPS_PER_BATCH} steps), ${SECONDS} s`,
+  `Ingest benchmark (${DATABASE_SERVER_URL ? `PostgreSQL, ${PROCESSES} server process${PROCESSES > 1 ? "es" : ""}` : "SQLite"}): ${CLIENTS} clients, ${METRICS * STEPS_PER_BATCH}-point batches (${METRICS} metrics × ${STEPS_PER_BATCH} steps), ${SECONDS} s`,
 );
 const http = await measureHttp();
 const raw = await measureRawStore(Math.min(SECONDS, 15));
 // The same chunk rows without HTTP: one row of STEPS_PER_BATCH points per metric per batch, in the
 // store's multi-row INSERTs (64 rows), from 4 connections; and full 512-point rows for reference.
-const ceiling = SERVER_URL
+const ceiling = DATABASE_SERVER_URL
   ? {
       batchRows: await chunkRowCeiling({
-        adminUrl: SERVER_URL,
+        adminUrl: DATABASE_SERVER_URL,
         points: 3_000_000,
         pointsPerChunk: STEPS_PER_BATCH,
         rowsPerStatement: 64,
         connections: 4,
       }),
       fullRows: await chunkRowCeiling({
-        adminUrl: SERVER_URL,
+        adminUrl: DATABASE_SERVER_URL,
         points: 3_000_000,
         pointsPerChunk: 512,
         rowsPerStatement: 16,
@@ -233,16 +216,20 @@ const met = printFigures("Results", [
     name: "HTTP ingest throughput",
     value: http.pointsPerSecond,
     unit: "points/s",
-    target: { bound: "min", value: SERVER_URL ? 400_000 : 500_000 },
+    target: { bound: "min", value: DATABASE_SERVER_URL ? 400_000 : 500_000 },
   },
   { name: "request latency p50", value: http.p50, unit: "ms" },
   { name: "CPU per 1M points: Stepwise", value: http.cpuPerMillion.servers, unit: "s" },
-  ...(SERVER_URL ? [{ name: "CPU per 1M points: PostgreSQL", value: http.cpuPerMillion.database, unit: "s" }] : []),
+  ...(DATABASE_SERVER_URL ? [{ name: "CPU per 1M points: PostgreSQL", value: http.cpuPerMillion.database, unit: "s" }] : []),
   { name: "CPU per 1M points: load process", value: http.cpuPerMillion.load, unit: "s" },
-  { name: "request latency p99", value: http.p99, unit: "ms", target: { bound: "max", value: SERVER_URL ? 300 : 250 } },
+  { name: "request latency p99", value: http.p99, unit: "ms", target: { bound: "max", value: DATABASE_SERVER_URL ? 300 : 250 } },
   { name: "server peak RSS", value: http.peakRss, unit: "MB", target: { bound: "max", value: 300 } },
-  { name: SERVER_URL ? "raw store, one caller (no HTTP)" : "raw store ceiling (no HTTP)", value: raw.pointsPerSecond, unit: "points/s" },
-  ...(SERVER_URL
+  {
+    name: DATABASE_SERVER_URL ? "raw store, one caller (no HTTP)" : "raw store ceiling (no HTTP)",
+    value: raw.pointsPerSecond,
+    unit: "points/s",
+  },
+  ...(DATABASE_SERVER_URL
     ? [
         { name: "statements per batch (raw store)", value: raw.statementsPerBatch, unit: "" },
         { name: `chunk rows of ${STEPS_PER_BATCH} points, no HTTP`, value: ceiling!.batchRows, unit: "points/s" },

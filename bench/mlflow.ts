@@ -15,8 +15,8 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { spawnServer } from "../test/helpers/start-server.js";
+import { DATABASE_SERVER_URL, freshDatabase } from "./lib/database.js";
 import { percentile, printFigures, type Figure } from "./lib/report.js";
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 40);
@@ -26,24 +26,6 @@ const SEARCH_RUNS = 500;
 const PARAMS = 20;
 const MLFLOW_ENV = process.env.MLFLOW_ENV ?? "/work/mlflow-env";
 const MLFLOW_TOOL = process.env.MLFLOW_TOOL ?? "/work/shared/tools/mlflow-client";
-const DATABASE_SERVER_URL = (() => {
-  const at = process.argv.indexOf("--database-url");
-  return at === -1 ? undefined : process.argv[at + 1];
-})();
-
-/** A fresh database on the server of DATABASE_SERVER_URL, dropped by `drop`. */
-async function freshDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  const name = `stepwise_bench_mlflow_${process.pid}_${Date.now()}`;
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { url: url.href, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
 
 interface Target {
   name: string;
@@ -174,7 +156,7 @@ console.log(
 );
 const figures: Figure[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), "stepwise-bench-mlflow-"));
-const database = DATABASE_SERVER_URL ? await freshDatabase(DATABASE_SERVER_URL) : undefined;
+const database = DATABASE_SERVER_URL ? await freshDatabase(DATABASE_SERVER_URL, "mlflow") : undefined;
 const server = await spawnServer(dataDir, [
   "--log-level",
   "error",

@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { ApiClient } from "../test/helpers/client.js";
 import pg from "pg";
 import { BIN, spawnServer } from "../test/helpers/start-server.js";
+import { DATABASE_SERVER_URL, freshDatabase } from "./lib/database.js";
 import { peakRssMb, percentile, printFigures, type Figure } from "./lib/report.js";
 import { freshBenchStore } from "./lib/seed.js";
 
@@ -38,35 +39,22 @@ const STEPS = 1000;
 const LONG_POINTS = 5_000_000;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 60);
 const TAGS = ["baseline", "ablation", "sweep", "prod", "debug"];
-const SERVER_URL = (() => {
-  const at = process.argv.indexOf("--database-url");
-  return at === -1 ? undefined : process.argv[at + 1];
-})();
 
-/** A fresh database on the server of SERVER_URL holding a copy of the seeded data directory, dropped by `drop`. */
+/** A fresh database on the server of DATABASE_SERVER_URL holding a copy of the seeded data directory, dropped by `drop`. */
 async function copiedDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: SERVER_URL });
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  const name = `stepwise_bench_read_${process.pid}_${Date.now()}`;
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(SERVER_URL!);
-  url.pathname = `/${name}`;
-  const drop = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  const { url, drop } = await freshDatabase(DATABASE_SERVER_URL!, "read");
   const started = Date.now();
-  const copy = spawnSync(process.execPath, [BIN, "copy", "--from", CACHE, "--to", url.href], { encoding: "utf8" });
+  const copy = spawnSync(process.execPath, [BIN, "copy", "--from", CACHE, "--to", url], { encoding: "utf8" });
   if (copy.status !== 0) {
     await drop();
     throw new Error(`stepwise copy exited ${copy.status}:\n${copy.stdout}${copy.stderr}`);
   }
   // Fresh statistics for the planner, as autovacuum would have gathered on a database in use.
-  const client = new pg.Client({ connectionString: url.href });
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   await client.query("VACUUM ANALYZE").finally(() => client.end());
   console.log(`  copied to PostgreSQL and analyzed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  return { url: url.href, drop };
+  return { url, drop };
 }
 
 async function seed(): Promise<string> {
@@ -136,11 +124,11 @@ async function time(client: ApiClient, path: string, query: Record<string, strin
 
 execFileSync("npm", ["run", "build"], { stdio: "ignore" });
 console.log(
-  `Read benchmark (${SERVER_URL ? "PostgreSQL" : "SQLite"}): ${RUNS} runs × ${METRICS.length} metrics × ${STEPS} steps + one ${LONG_POINTS.toLocaleString("en-US")}-point series; ${REQUESTS} requests per endpoint`,
+  `Read benchmark (${DATABASE_SERVER_URL ? "PostgreSQL" : "SQLite"}): ${RUNS} runs × ${METRICS.length} metrics × ${STEPS} steps + one ${LONG_POINTS.toLocaleString("en-US")}-point series; ${REQUESTS} requests per endpoint`,
 );
 const key = await seed();
 const longRunId = Number((await import("node:fs")).readFileSync(`${CACHE}long-run.txt`, "utf8"));
-const database = SERVER_URL ? await copiedDatabase() : undefined;
+const database = DATABASE_SERVER_URL ? await copiedDatabase() : undefined;
 const server = await spawnServer(
   CACHE,
   ["--log-level", "error", "--stale-after", "0", ...(database ? ["--database-url", database.url] : [])],
