@@ -41,17 +41,21 @@ describe("the project workspace", () => {
   };
   const panel = (id: string) => page.locator(`[data-testid=workspace] .ws-panel[data-panel='${id}']`);
   const drawn = (id: string) => panel(id).locator(".chart-canvas[data-drawn=true]");
-  // The table's page (the only run list asking for divergedMetrics) held back 1.5 s, as a slow
-  // server does (CI once); the workspace's own run list and metric names are not held, so they
-  // arrive first: the charts must still wait for the table, not fetch meanwhile.
-  const holdTablePage = () =>
-    page.route(
+  // The table's page (the only run list asking for divergedMetrics) held back until the test
+  // releases it, as a slow server would (CI once); the workspace's own run list and metric names
+  // are not held, so they arrive first.
+  const holdTablePage = async (): Promise<() => void> => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route(
       (url) => url.pathname === "/api/runs/list" && url.searchParams.has("includeDiverged"),
       async (route) => {
-        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await released;
         await route.continue();
       },
     );
+    return release;
+  };
   const workspaceNames = () =>
     page.waitForResponse((response) => {
       const url = new URL(response.url());
@@ -101,14 +105,14 @@ describe("the project workspace", () => {
   });
 
   it("sits beside the table on a wide window: one panel per metric across the first 20 runs, train and val first, fetching only what the workspace pane shows", async () => {
-    await holdTablePage();
-    const names = workspaceNames();
+    // Beside the table the charts need not wait for it: with the table's page held back, the
+    // first panels are drawn while the table has no row yet.
+    const releaseTable = await holdTablePage();
     await open(`/projects/${PROJECT}`);
-    await names;
-    await page.waitForTimeout(300);
-    assert.equal(batchBodies.length, 0, "no request before the table's first page");
     await drawn("train/loss").waitFor();
-    await page.unrouteAll({ behavior: "wait" }); // a held request finishes first
+    assert.equal(await page.locator("[data-testid=runs-table] tr[data-run-id]").count(), 0, "drawn before the table's page came");
+    releaseTable();
+    await page.unrouteAll({ behavior: "wait" }); // the held request finishes first
     // Side by side: the table pane on the left, the workspace pane on the right, both within the
     // window (the page itself does not scroll; each pane does).
     const tableBox = (await page.locator(".runs-pane").boundingBox())!;
@@ -192,17 +196,19 @@ describe("the project workspace", () => {
     // Narrow (below 1100 px) the workspace follows the table down the page, out of view at first:
     // a short window keeps it clearly below the panels' 200 px look-ahead.
     await page.setViewportSize({ width: 1000, height: 600 });
-    await holdTablePage();
+    const releaseTable = await holdTablePage();
     const before = batchBodies.length;
     const names = workspaceNames();
     await open(`/projects/${PROJECT}`);
     await names;
     await page.waitForTimeout(300);
     assert.equal(batchBodies.length, before, "no request before the table's first page");
+    assert.equal(await page.getByTestId("workspace").count(), 0, "nor any chart shown");
+    releaseTable();
     await page.getByTestId("workspace-count").waitFor();
     await page.waitForTimeout(300);
     assert.equal(batchBodies.length, before, "no panel on screen, no request");
-    await page.unrouteAll({ behavior: "wait" }); // a held request finishes first
+    await page.unrouteAll({ behavior: "wait" }); // the held request finishes first
     const tableBox = (await page.getByTestId("runs-table").boundingBox())!;
     const workspaceBox = (await page.getByTestId("workspace").boundingBox())!;
     assert.ok(workspaceBox.y >= tableBox.y + tableBox.height, "the workspace below the table");

@@ -98,3 +98,16 @@ export function useStoredState<T>(key: string, initial: T): [T, (value: T) => vo
   );
   return [value, store];
 }
+
+/** Whether a CSS media query matches now, following its changes (a window resized across a breakpoint). */
+export function useMediaQuery(query: string): boolean {
+  const [matches, setMatches] = useState(() => matchMedia(query).matches);
+  useEffect(() => {
+    const list = matchMedia(query);
+    const follow = () => setMatches(list.matches);
+    follow();
+    list.addEventListener("change", follow);
+    return () => list.removeEventListener("change", follow);
+  }, [query]);
+  return matches;
+}

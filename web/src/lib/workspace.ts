@@ -12,6 +12,9 @@ import { nonFiniteKind } from "./series.ts";
 export const RUN_CAPS = [20, 50, 100, 200] as const;
 export const DEFAULT_CAP = RUN_CAPS[0];
 
+/** The window width from which the workspace sits beside the runs table (workspace.css). */
+export const SIDE_BY_SIDE = "(min-width: 1100px)";
+
 /** The next larger cap, or null at the largest. */
 export function nextCap(cap: number): number | null {
   return RUN_CAPS.find((step) => step > cap) ?? null;

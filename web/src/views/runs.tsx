@@ -316,9 +316,7 @@ export function RunsPage({ projectName }: { projectName: string }) {
           )}
         </div>
         <div class="workspace-pane">
-          {/* The charts load their runs and metric names beside the table's page, but draw panels only
-          once the page is there: drawn before it, they would sit on screen for a moment, fetch every
-          panel there, then jump below the table as it fills (stacked). */}
+          {/* Stacked below the table, the charts wait for its first page (workspace.tsx says why). */}
           <Workspace
             projectName={projectName}
             selection={{ search, tags, status, sort, filter }}

@@ -19,6 +19,7 @@ import {
   minMaxBand,
   type Panel,
   type PanelOptions,
+  SIDE_BY_SIDE,
   X_CHOICES,
   zoomStepWindow,
 } from "../../lib/workspace.ts";
@@ -53,9 +54,6 @@ interface Props {
   canMove: [earlier: boolean, later: boolean];
   onRemove?: () => void;
 }
-
-/** The layout that puts the workspace beside the runs table (workspace.css). */
-const SIDE_BY_SIDE = "(min-width: 1100px)";
 
 const X_LABELS = new Map<PanelOptions["xAxis"], string>([
   ["step", "step"],

@@ -8,13 +8,14 @@
 
 import { useMemo, useState } from "preact/hooks";
 import { api } from "../../api.ts";
-import { useAsync, useInterval } from "../../hooks.ts";
+import { useAsync, useInterval, useMediaQuery } from "../../hooks.ts";
 import {
   addCustomPanel,
   CUSTOM_SECTION,
   movePanel,
   nextCap,
   optionsOf,
+  SIDE_BY_SIDE,
   removeCustomPanel,
   toggleCollapsed,
   withOptions,
@@ -88,7 +89,7 @@ export function Workspace({
 }: {
   projectName: string;
   selection: Selection;
-  /** Whether the table's first page is shown: panels wait for it (see views/runs.tsx). */
+  /** Whether the table's first page is shown: stacked below the table, panels wait for it (see views/runs.tsx). */
   tableReady: boolean;
 }) {
   const [layout, setLayout] = useLayout(projectName);
@@ -131,8 +132,11 @@ export function Workspace({
   const more = nextCap(cap);
   const hiddenHere = selected.length - shown.length;
 
-  // Loaded meanwhile (above), shown only then: no panel fetches, nothing jumps as the table fills.
-  if (!tableReady) return null;
+  // Stacked, the charts wait for the table's first page (loading their runs and names meanwhile):
+  // shown before it, they would sit on screen for a moment, fetch every panel there, then jump below
+  // the table as it fills. Beside the table nothing moves, so they show and fetch at once.
+  const besideTable = useMediaQuery(SIDE_BY_SIDE);
+  if (!tableReady && !besideTable) return null;
   return (
     <section class="workspace" aria-label="Workspace" data-testid="workspace">
       <h2>Charts</h2>
