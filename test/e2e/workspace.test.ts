@@ -144,6 +144,8 @@ describe("the project workspace", () => {
     assert.ok(batchBodies.length <= 2, `at most two batch requests, got ${batchBodies.length}`);
     const firstPanel = await page.locator("[data-testid=workspace] [data-panel]").first().getAttribute("data-panel");
     assert.deepEqual(batchBodies[0]!.logNames, [firstPanel], "the first panel's request comes first, alone");
+    // The second batch (the other panels' series) leaves the first panel's chart as it was drawn.
+    assert.equal(await drawn(firstPanel!).getAttribute("data-draws"), "1", "the first panel drawn once");
     const asked = batchBodies.flatMap((body) => body.logNames);
     assert.equal(new Set(asked).size, asked.length, `no metric asked twice: ${asked}`);
     assert.ok(!asked.includes("epoch"), `panels below the pane's view not fetched: ${asked}`);

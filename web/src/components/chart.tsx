@@ -258,6 +258,7 @@ export function Chart(props: ChartProps) {
           (u) => {
             drawMarkers(u, latest.current.markers);
             element.dataset.drawn = "true";
+            element.dataset.draws = String(Number(element.dataset.draws ?? 0) + 1); // tests count redraws
           },
         ],
       },
@@ -275,13 +276,18 @@ export function Chart(props: ChartProps) {
     }
     const onDoubleClick = () => latest.current.onReset?.();
     instance.over.addEventListener("dblclick", onDoubleClick);
-    const resize = new ResizeObserver(() => instance.setSize({ width: Math.max(element.clientWidth, 200), height: options.height }));
+    // An observer reports the size it starts with too: drawing again at the same size would double the first paint.
+    const resize = new ResizeObserver(() => {
+      const width = Math.max(element.clientWidth, 200);
+      if (width !== instance.width) instance.setSize({ width, height: options.height });
+    });
     resize.observe(element);
     return () => {
       resize.disconnect();
       instance.destroy();
       plot.current = null;
       delete element.dataset.drawn;
+      delete element.dataset.draws;
     };
     // The chart is rebuilt only when its shape changes; new data goes through setData below.
   }, [shapeKey]);

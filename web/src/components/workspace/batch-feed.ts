@@ -19,13 +19,13 @@ const pairKey = (runId: number, logName: string) => `${runId}\n${logName}`;
 export interface WorkspaceSeries {
   /** A loaded series by run and metric; a pair the server has no points for is loaded and empty. */
   get: (runId: number, logName: string) => BatchSeries | undefined;
+  /** Changes whenever that pair's series is loaded anew (0 before it is): a panel redraws only for its own series. */
+  stampOf: (runId: number, logName: string) => number;
   /** A panel tells which metrics it needs while it is on screen (none once it leaves). */
   setVisible: (panelId: string, logNames: string[]) => void;
   /** Batch requests sent so far (tests and the bench count them). */
   requests: number;
   error: string | undefined;
-  /** Bumps whenever series arrive. */
-  version: number;
 }
 
 export function useWorkspaceSeries(
@@ -37,9 +37,17 @@ export function useWorkspaceSeries(
   liveTick: number,
 ): WorkspaceSeries {
   const loaded = useRef(new Map<string, BatchSeries>());
+  const stamps = useRef(new Map<string, number>());
+  const lastStamp = useRef(0);
+  const load = (series: BatchSeries) => {
+    const key = pairKey(series.runId, series.logName);
+    loaded.current.set(key, series);
+    stamps.current.set(key, ++lastStamp.current);
+  };
   const inFlight = useRef(new Set<string>());
   const [visible, setVisibleMap] = useState<ReadonlyMap<string, string[]>>(new Map());
-  const [version, setVersion] = useState(0);
+  // Bumped whenever series arrive: the workspace renders again to show them.
+  const [, setVersion] = useState(0);
   const [error, setError] = useState<string>();
   const [retryTick, setRetryTick] = useState(0);
   const requests = useRef(0);
@@ -49,6 +57,7 @@ export function useWorkspaceSeries(
   // Another project starts empty.
   useEffect(() => {
     loaded.current = new Map();
+    stamps.current = new Map();
     inFlight.current = new Set();
   }, [projectName]);
 
@@ -74,10 +83,11 @@ export function useWorkspaceSeries(
           failures.current = 0;
           if (!mounted.current) return;
           // Pairs without points are loaded too (empty), so they are not asked for again.
+          const answered = new Set(answer.series.map((series) => pairKey(series.runId, series.logName)));
           for (const runId of chunkIds)
             for (const logName of chunkNames)
-              loaded.current.set(pairKey(runId, logName), { runId, logName, steps: [], values: [], nonFiniteFlags: [], times: [] });
-          for (const series of answer.series) loaded.current.set(pairKey(series.runId, series.logName), series);
+              if (!answered.has(pairKey(runId, logName))) load({ runId, logName, steps: [], values: [], nonFiniteFlags: [], times: [] });
+          for (const series of answer.series) load(series);
           setError(undefined);
           setVersion((n) => n + 1);
         },
@@ -123,10 +133,10 @@ export function useWorkspaceSeries(
 
   return {
     get: (runId, logName) => loaded.current.get(pairKey(runId, logName)),
+    stampOf: (runId, logName) => stamps.current.get(pairKey(runId, logName)) ?? 0,
     setVisible,
     requests: requests.current,
     error,
-    version,
   };
 }
 

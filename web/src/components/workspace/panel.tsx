@@ -45,8 +45,8 @@ interface Props {
   /** Metrics offered as an x axis. */
   metricNames: readonly string[];
   seriesOf: (runId: number, logName: string) => BatchSeries | undefined;
-  /** Changes when new series arrive. */
-  version: number;
+  /** Changes when a run's series of a metric is loaded anew (useWorkspaceSeries). */
+  stampOf: (runId: number, logName: string) => number;
   onVisible: (panelId: string, logNames: string[]) => void;
   onOptions: (options: PanelOptions) => void;
   /** Moves the panel within its section; `canMove` says which way it can go. */
@@ -69,7 +69,7 @@ export function WorkspacePanel({
   options,
   metricNames,
   seriesOf,
-  version,
+  stampOf,
   onVisible,
   onOptions,
   onMove,
@@ -145,6 +145,9 @@ export function WorkspacePanel({
     return () => removeEventListener("keydown", onKey);
   }, [fullScreen]);
 
+  // This panel's own series, by load: another panel's answer (the feed's next batch) leaves its lines as
+  // they are, instead of recomputing and drawing them again.
+  const loads = onScreen ? runs.map((run) => needed.map((logName) => stampOf(run.id, logName)).join(" ")).join(",") : "";
   const chart = useMemo(() => {
     const perRun: RunChart[] = [];
     const bands: { color: string; x: number[]; lo: number[]; hi: number[] }[] = [];
@@ -185,7 +188,7 @@ export function WorkspacePanel({
       }
     }
     return { ...overlayRuns(perRun), bands, waiting, drawn: perRun.length, drawnLines };
-  }, [onScreen, runs, version, options, panel.logNames.join("\n"), zoomed]);
+  }, [onScreen, runs, loads, options, panel.logNames.join("\n"), zoomed]);
 
   const onZoom = (min: number, max: number) => {
     // Against steps the window is the dragged range (as on the run page); otherwise the steps the drawn points there cover.

@@ -10,19 +10,25 @@ import { hiddenRunsStorageKey, type Layout, layoutStorageKey, parseHiddenRuns, p
 const listeners = new Map<string, Set<() => void>>();
 
 function useStored<T>(key: string, parse: (text: string | null) => T): [T, (next: T) => void] {
-  const read = useCallback(() => {
+  const text = () => {
     try {
-      return parse(localStorage.getItem(key));
+      return localStorage.getItem(key);
     } catch {
-      return parse(null);
+      return null;
     }
+  };
+  // The text the value was parsed from: reading the same text again keeps the same value (no render).
+  const readText = useRef<string | null>(null);
+  const read = useCallback((): T => {
+    readText.current = text();
+    return parse(readText.current);
   }, [key]);
   const [value, setValue] = useState<T>(read);
   // This reader's listener: a write by this reader does not re-read (its value stays the same object).
   const own = useRef<() => void>(() => undefined);
   useEffect(() => {
-    setValue(read());
-    const listener = () => setValue(read());
+    const listener = () => text() !== readText.current && setValue(read());
+    listener(); // written, or another key, between the first render and now
     own.current = listener;
     const set = listeners.get(key) ?? new Set();
     set.add(listener);
@@ -37,8 +43,9 @@ function useStored<T>(key: string, parse: (text: string | null) => T): [T, (next
   }, [key]);
   const store = useCallback(
     (next: T) => {
+      readText.current = JSON.stringify(next);
       try {
-        localStorage.setItem(key, JSON.stringify(next));
+        localStorage.setItem(key, readText.current);
       } catch {
         // Storage full or denied: the change holds for this page only.
       }

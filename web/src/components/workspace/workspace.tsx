@@ -96,30 +96,28 @@ export function Workspace({
   const { hidden, showAll } = useHiddenRuns(projectName);
   const [search, setSearch] = useState("");
   const cap = layout.cap;
-  const runs = useAsync(
-    () => api.listRuns({ projectName, ...selection, limit: cap, offset: 0 }),
-    [projectName, selection.search, selection.tags, selection.status, selection.sort, selection.filter, cap],
-  );
-  const selected = runs.data?.runs ?? [];
+  // The selected runs, then their metric names, in one load: asked for as soon as the runs arrive,
+  // not after the page has drawn them (the runs table renders meanwhile).
+  const loaded = useAsync(async () => {
+    const runs = await api.listRuns({ projectName, ...selection, limit: cap, offset: 0 });
+    const ids = runs.runs.map((run) => run.id);
+    const names = ids.length > 0 ? await api.metricNames(projectName, ids) : { projectName, metricNames: [] };
+    return { runs, metricNames: names.metricNames };
+  }, [projectName, selection.search, selection.tags, selection.status, selection.sort, selection.filter, cap]);
+  const selected = loaded.data?.runs.runs ?? [];
   // The same array until the runs or the hidden set change: panels redraw only then.
-  const shown = useMemo(() => selected.filter((run) => !hidden.has(run.id)), [runs.data, hidden]);
-  const selectedIds = selected.map((run) => run.id);
-  const names = useAsync(
-    () => (selectedIds.length > 0 ? api.metricNames(projectName, selectedIds) : Promise.resolve({ projectName, metricNames: [] })),
-    [projectName, selectedIds.join(",")],
-  );
+  const shown = useMemo(() => selected.filter((run) => !hidden.has(run.id)), [loaded.data, hidden]);
   const live = shown.filter((run) => run.status === "RUNNING").map((run) => run.id);
   const [liveTick, setLiveTick] = useState(0);
   useInterval(
     () => {
       setLiveTick((tick) => tick + 1);
-      runs.reload();
-      names.reload(); // a live run may log new metrics
+      loaded.reload(); // a live run may also log new metrics
     },
     LIVE_INTERVAL_MS,
     live.length > 0,
   );
-  const metricNames = names.data?.metricNames ?? [];
+  const metricNames = loaded.data?.metricNames ?? [];
   const sections = workspaceSections(metricNames, layout, search);
   const feed = useWorkspaceSeries(
     projectName,
@@ -128,7 +126,7 @@ export function Workspace({
     live,
     liveTick,
   );
-  const total = runs.data?.total ?? 0;
+  const total = loaded.data?.runs.total ?? 0;
   const more = nextCap(cap);
   const hiddenHere = selected.length - shown.length;
 
@@ -162,10 +160,10 @@ export function Workspace({
         )}
         <AddPanel metricNames={metricNames} onAdd={(logNames) => setLayout(addCustomPanel(layout, logNames))} />
       </div>
-      <ErrorNote error={runs.error ?? names.error ?? feed.error} />
-      {(runs.loading && !runs.data) || (names.loading && !names.data) ? <Loading what="charts" /> : null}
-      {names.data && metricNames.length === 0 && <p class="muted">The selected runs have no metrics yet.</p>}
-      {names.data && metricNames.length > 0 && sections.length === 0 && <p class="muted">No metric matches “{search}”.</p>}
+      <ErrorNote error={loaded.error ?? feed.error} />
+      {loaded.loading && !loaded.data ? <Loading what="charts" /> : null}
+      {loaded.data && metricNames.length === 0 && <p class="muted">The selected runs have no metrics yet.</p>}
+      {loaded.data && metricNames.length > 0 && sections.length === 0 && <p class="muted">No metric matches “{search}”.</p>}
       {sections.map(([section, panels]) => {
         const collapsed = layout.collapsed.includes(section);
         return (
@@ -192,7 +190,7 @@ export function Workspace({
                     options={optionsOf(layout, panel.id)}
                     metricNames={metricNames}
                     seriesOf={feed.get}
-                    version={feed.version}
+                    stampOf={feed.stampOf}
                     onVisible={feed.setVisible}
                     onOptions={(options) => setLayout(withOptions(layout, panel.id, options))}
                     onMove={(delta) => setLayout(movePanel(layout, metricNames, search, panel.id, delta))}
