@@ -6,6 +6,7 @@
  * page's budget the server takes. While the largest case runs, a second client pings
  * /api/health to show that a batch does not hold the server (it yields after every series).
  */
+import { bucketsForRuns } from "../../src/domain/metric-batch.js";
 import { percentile, type Figure } from "./report.js";
 import type { WorkspaceSeed } from "./workspace.js";
 
@@ -19,10 +20,10 @@ export interface BatchCase {
 
 /**
  * Panels in a 1280×800 window: 9, as the workspace page shows them there (3 × 3, measured by
- * bench/lib/workspace-page.ts; BENCH_WINDOW_PANELS; 200 runs fit the batch cap with up to 9 at 250 buckets).
+ * bench/lib/workspace-page.ts; BENCH_WINDOW_PANELS). Each case reads at the bucket count the
+ * workspace asks for with that many runs (bucketsForRuns: 250 for 20 runs, 62 for 200).
  */
 export const WINDOW_PANELS = Number(process.env.BENCH_WINDOW_PANELS ?? 9);
-const BUCKETS = 250;
 
 export function batchCases(panels = WINDOW_PANELS): BatchCase[] {
   return [
@@ -55,7 +56,7 @@ export async function measureBatchRead(url: string, seed: WorkspaceSeed, request
       projectName: seed.projectName,
       runIds: seed.runIds.slice(0, c.runs),
       logNames: seed.logNames.slice(0, c.metrics),
-      buckets: BUCKETS,
+      buckets: bucketsForRuns(c.runs),
     };
     for (let i = 0; i < 3; i++) await post(url, seed.key, body); // warm-up: JIT and page cache, as a server in use would be
     const last = index === cases.length - 1;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { BATCH_MAX_POINTS, batchTooLarge, pointsPerSeriesBound, sampleLimitOf } from "./metric-batch.js";
+import { BATCH_MAX_POINTS, batchTooLarge, bucketsForRuns, pointsPerSeriesBound, sampleLimitOf } from "./metric-batch.js";
 
 describe("metric batch bounds", () => {
   it("bounds a series by 4 points a bucket plus the non-finite kinds", () => {
@@ -18,4 +18,8 @@ describe("metric batch bounds", () => {
     assert.ok(batchTooLarge(200, 100, 1000));
     assert.equal(BATCH_MAX_POINTS, 2_000_000);
   });
+});
+
+it("overlaid runs: 250 buckets a series up to 50 runs, then about 12,500 across them, never below 50", () => {
+  assert.deepEqual([0, 1, 20, 50, 51, 100, 200, 250, 1000].map(bucketsForRuns), [250, 250, 250, 250, 245, 125, 62, 50, 50]);
 });

@@ -37,3 +37,17 @@ export function batchTooLarge(runs: number, logNames: number, buckets: number): 
     `= ${points} points, more than ${BATCH_MAX_POINTS}; ask for fewer runs, logNames or buckets`
   );
 }
+
+/**
+ * The buckets a client overlaying `runCount` runs asks for per series (the web UI's workspace
+ * panels; each bucket keeps about 4 points). BATCH_DEFAULT_BUCKETS up to 50 runs, then fewer so
+ * that a panel stays near 12,500 buckets (~50,000 points) across its runs: 62 at 200 runs, where
+ * 200 overlaid lines show no finer detail, and the read and the drawing cost about a quarter
+ * (docs/benchmarks.md, "Workspace page"). Spikes and non-finite points survive any bucket count
+ * (domain/sampling.ts); a zoom reads its window again.
+ */
+export function bucketsForRuns(runCount: number): number {
+  return Math.max(MIN_OVERLAY_BUCKETS, Math.min(BATCH_DEFAULT_BUCKETS, Math.floor(OVERLAY_BUCKETS / Math.max(1, runCount))));
+}
+const MIN_OVERLAY_BUCKETS = 50;
+const OVERLAY_BUCKETS = 12_500;

@@ -138,6 +138,24 @@ describe("the project workspace", () => {
     const shown = (await panel("train/loss").getAttribute("data-runs"))!.split(",").map(Number);
     assert.equal(shown.length, 20);
     assert.equal(await drawn("train/loss").getAttribute("data-lines"), "20");
+    // Every run's line is on the canvas in its colour (each line is drawn through its own points).
+    const colours = new Set(shown.map((runId) => runColor(runId)));
+    const drawnColours = await drawn("train/loss")
+      .locator("canvas")
+      .evaluate(
+        (canvas: HTMLCanvasElement, wanted: string[]) => {
+            const { data } = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height);
+          const found = new Set<string>();
+          for (let i = 0; i < data.length; i += 4) {
+            // (No named helper: the test's TypeScript loader would wrap it in a function the page lacks.)
+          const colour = `#${[data[i]!, data[i + 1]!, data[i + 2]!].map((n) => n.toString(16).padStart(2, "0")).join("")}`;
+            if (data[i + 3] === 255 && wanted.includes(colour)) found.add(colour);
+          }
+          return [...found];
+        },
+        [...colours],
+      );
+    assert.ok(drawnColours.length >= Math.min(colours.size, 8), `lines drawn in ${drawnColours.length} of ${colours.size} run colours`);
     // The first panel on screen asked on its own, then one batch for the rest of what the pane
     // shows (and its 200 px look-ahead); the panels further down the pane were not asked for.
     await page.waitForTimeout(300);

@@ -27,7 +27,13 @@ import type {
 // I/O), so each list exists once; the bundle takes just the arrays.
 export { CONSOLE_LOG_TYPES } from "../../src/domain/console-logs.ts";
 export { logGroupOf } from "../../src/domain/log-names.ts";
-export { BATCH_MAX_LOG_NAMES, BATCH_MAX_POINTS, BATCH_MAX_RUNS, pointsPerSeriesBound } from "../../src/domain/metric-batch.ts";
+export {
+  BATCH_MAX_LOG_NAMES,
+  BATCH_MAX_POINTS,
+  BATCH_MAX_RUNS,
+  bucketsForRuns,
+  pointsPerSeriesBound,
+} from "../../src/domain/metric-batch.ts";
 export { METRIC_READ_NAMES } from "../../src/domain/metric-pages.ts";
 export { RUN_STATUSES } from "../../src/domain/status.ts";
 

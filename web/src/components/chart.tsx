@@ -183,6 +183,30 @@ function themedAxis(axis: uPlot.Axis): uPlot.Axis {
   return { ...axis, stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
 }
 
+/**
+ * A line through a series's own points, for one of many runs on a shared x axis: 200 runs of
+ * ~250 sampled points each share ~25,000 x values, and uPlot's own path builder walks all of them
+ * for every line (most of a 200-run panel's drawing time). Non-finite points are skipped as
+ * `spanGaps` does (their markers show them); uPlot clips the path to the plot.
+ */
+function ownPointsPath(ownOf: () => ChartSeries["own"]): uPlot.Series.PathBuilder {
+  return (plot) => {
+    const own = ownOf() ?? { x: [], y: [] };
+    const stroke = new Path2D();
+    let started = false;
+    for (let i = 0; i < own.x.length; i++) {
+      const value = own.y[i];
+      if (value === null || value === undefined) continue;
+      const x = plot.valToPos(own.x[i]!, "x", true);
+      const y = plot.valToPos(value, "y", true);
+      if (started) stroke.lineTo(x, y);
+      else stroke.moveTo(x, y);
+      started = true;
+    }
+    return { stroke, fill: null, clip: null, flags: 0 };
+  };
+}
+
 const alignedData = (props: ChartProps) => [props.x, ...props.series.map((series) => series.values)] as uPlot.AlignedData;
 
 export function Chart(props: ChartProps) {
@@ -194,7 +218,7 @@ export function Chart(props: ChartProps) {
   latest.current = props;
   const dark = usePrefersDark();
   const shapeKey = `${dark}|${props.xAxis}|${props.xLabel}|${props.logScale}|${props.height}|${props.sortedTooltip}|${props.series
-    .map((s) => `${s.label}:${s.color}:${s.faint ?? false}:${s.dash ?? false}`)
+    .map((s) => `${s.label}:${s.color}:${s.faint ?? false}:${s.dash ?? false}:${s.own !== undefined}`)
     .join(",")}`;
 
   useEffect(() => {
@@ -224,12 +248,14 @@ export function Chart(props: ChartProps) {
       ],
       series: [
         xAxis === "time" ? { label: xLabel } : { label: xLabel, value: (_plot, value) => (value === null ? "–" : xText(value)) },
-        ...props.series.map((series) => ({
+        ...props.series.map((series, index) => ({
           label: series.label,
           stroke: series.faint ? `${series.color}40` : series.color,
           width: series.faint ? 1 : 1.5,
           ...(series.dash ? { dash: [6, 4] } : {}),
           spanGaps: true,
+          // The latest data's points (new data comes through setData, not a new chart).
+          ...(series.own ? { paths: ownPointsPath(() => latest.current.series[index]?.own) } : {}),
           points: { show: false },
           show: true,
           // A non-finite point is a gap in the line: hovering it names its kind instead of "–".

@@ -106,7 +106,12 @@ test("no step from points to an overlaid chart drops a non-finite point", () => 
     assert.deepEqual(kinds, ["a:+Inf:#111111", "a:NaN:#111111", "a:-Inf:#111111", "b:NaN:#222222"], JSON.stringify(chartSettings));
     for (const marker of overlay.markers) assert.ok(overlay.x.includes(marker.x), "every marker lies on the shared x axis");
     assert.equal(overlay.lines.length, chartSettings.smoothing > 0 ? 4 : 2);
-    for (const line of overlay.lines) assert.equal(line.values.length, overlay.x.length);
+    for (const line of overlay.lines) {
+      assert.equal(line.values.length, overlay.x.length);
+      // A line's own points (drawn instead of walking the shared axis) agree with its aligned values.
+      assert.ok(line.own && line.own.x.length > 0);
+      for (const [i, x] of line.own.x.entries()) assert.equal(line.values[overlay.x.indexOf(x)], line.own.y[i]);
+    }
   }
 });
 

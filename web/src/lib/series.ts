@@ -42,6 +42,11 @@ export interface ChartSeries {
   faint?: boolean;
   /** A dashed line (a panel's second and later metrics). */
   dash?: boolean;
+  /**
+   * The line's own points, where `values` is one of several runs' lines on their shared x axis:
+   * the chart draws these instead of walking the shared axis, which is mostly other runs' x.
+   */
+  own?: Pick<Series, "x" | "y">;
 }
 export type NonFiniteKind = "NaN" | "+Inf" | "-Inf";
 
@@ -119,7 +124,8 @@ export type RunChart = ReturnType<typeof runSeries>;
 /** Several runs' charts overlaid on one shared x axis; every run's markers are kept, in its colour. */
 export function overlayRuns(perRun: readonly RunChart[]) {
   const aligned = alignSeries(perRun.flatMap((run) => run.lines.map((line) => ({ x: run.x, y: line.values, markers: [] }))));
-  const lines = perRun.flatMap((run) => run.lines).map((line, index) => ({ ...line, values: aligned[index + 1]! }));
+  const lines = perRun.flatMap((run) => run.lines.map((line) => ({ ...line, own: { x: run.x, y: line.values } })));
+  for (const [index, line] of lines.entries()) line.values = aligned[index + 1]!;
   return { x: aligned[0], lines, markers: perRun.flatMap((run) => run.markers) };
 }
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { bucketsForRuns } from "../types.ts";
 import {
   addCustomPanel,
   batchPlan,
@@ -245,6 +246,19 @@ test("tooltip rows: highest value first, then non-finite, then missing", () => {
     sortByValue(rows).map((row) => row.name),
     ["c", "a", "e", "b", "d"],
   );
+});
+
+test("200 runs at the buckets they are read with take 39 metrics a request", () => {
+  assert.equal(bucketsForRuns(200), 62);
+  const plan = batchPlan(
+    Array.from({ length: 200 }, (_, i) => i + 1),
+    Array.from({ length: 40 }, (_, i) => `m${i}`),
+    bucketsForRuns(200),
+  );
+  assert.deepEqual(
+    plan.map((request) => request.logNames.length),
+    [39, 1],
+  ); // 200 × 39 × 251 ≤ 2,000,000
 });
 
 test("batch requests stay within the batch read's limits, as few as they allow", () => {

@@ -2,7 +2,8 @@
 // request (POST /api/runs/metrics/batch) per refresh for every run × metric the visible panels
 // lack (plus, while the first panel on screen has nothing yet, one of its own first), split only
 // where the endpoint's limits demand it (200 runs, 100 metrics, and runs × metrics × points per
-// series ≤ 2,000,000: at 250 buckets, 200 runs take 9 metrics a request). While a shown run is
+// series ≤ 2,000,000: at 62 buckets, 200 runs take 39 metrics a request). The bucket count follows
+// the number of runs shown (bucketsForRuns); series loaded at another count are not reused. While a shown run is
 // RUNNING, each refresh asks again for that run's visible metrics. An unreachable server is
 // retried with backoff; what was loaded stays.
 
@@ -10,11 +11,11 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, ServerUnreachable } from "../../api.ts";
 import { backoffDelay } from "../../lib/retry.ts";
 import { type BatchSeries, batchPlan } from "../../lib/workspace.ts";
-
-/** Buckets per series: each keeps its first, last, min, max and non-finite points (about 4 points each). */
-export const WORKSPACE_BUCKETS = 250;
+import { bucketsForRuns } from "../../types.ts";
 
 const pairKey = (runId: number, logName: string) => `${runId}\n${logName}`;
+/** A loaded series's key in the feed: the same run and metric at another bucket count is another series. */
+const seriesKey = (buckets: number, runId: number, logName: string) => `${buckets}\n${pairKey(runId, logName)}`;
 
 export interface WorkspaceSeries {
   /** A loaded series by run and metric; a pair the server has no points for is loaded and empty. */
@@ -39,8 +40,9 @@ export function useWorkspaceSeries(
   const loaded = useRef(new Map<string, BatchSeries>());
   const stamps = useRef(new Map<string, number>());
   const lastStamp = useRef(0);
+  const buckets = bucketsForRuns(runIds.length);
   const load = (series: BatchSeries) => {
-    const key = pairKey(series.runId, series.logName);
+    const key = seriesKey(buckets, series.runId, series.logName);
     loaded.current.set(key, series);
     stamps.current.set(key, ++lastStamp.current);
   };
@@ -73,11 +75,11 @@ export function useWorkspaceSeries(
   }, []);
 
   const request = (ids: number[], names: string[]) => {
-    for (const { runIds: chunkIds, logNames: chunkNames } of batchPlan(ids, names, WORKSPACE_BUCKETS)) {
-      const keys = chunkIds.flatMap((runId) => chunkNames.map((name) => pairKey(runId, name)));
+    for (const { runIds: chunkIds, logNames: chunkNames } of batchPlan(ids, names, buckets)) {
+      const keys = chunkIds.flatMap((runId) => chunkNames.map((name) => seriesKey(buckets, runId, name)));
       for (const key of keys) inFlight.current.add(key);
       requests.current++;
-      api.metricsBatch({ projectName, runIds: chunkIds, logNames: chunkNames, buckets: WORKSPACE_BUCKETS }).then(
+      api.metricsBatch({ projectName, runIds: chunkIds, logNames: chunkNames, buckets }).then(
         (answer) => {
           for (const key of keys) inFlight.current.delete(key);
           failures.current = 0;
@@ -107,7 +109,7 @@ export function useWorkspaceSeries(
     const lackingNames = new Set<string>();
     for (const runId of runIds)
       for (const name of names) {
-        const key = pairKey(runId, name);
+        const key = seriesKey(buckets, runId, name);
         if (loaded.current.has(key) || inFlight.current.has(key)) continue;
         lackingRuns.add(runId);
         lackingNames.add(name);
@@ -127,13 +129,13 @@ export function useWorkspaceSeries(
   useEffect(() => {
     if (liveTick === 0) return;
     const names = [...new Set([...visible.values()].flat())];
-    const ids = liveRunIds.filter((runId) => names.some((name) => !inFlight.current.has(pairKey(runId, name))));
+    const ids = liveRunIds.filter((runId) => names.some((name) => !inFlight.current.has(seriesKey(buckets, runId, name))));
     if (ids.length > 0 && names.length > 0) request(ids, names);
   }, [liveTick]);
 
   return {
-    get: (runId, logName) => loaded.current.get(pairKey(runId, logName)),
-    stampOf: (runId, logName) => stamps.current.get(pairKey(runId, logName)) ?? 0,
+    get: (runId, logName) => loaded.current.get(seriesKey(buckets, runId, logName)),
+    stampOf: (runId, logName) => stamps.current.get(seriesKey(buckets, runId, logName)) ?? 0,
     setVisible,
     requests: requests.current,
     error,
@@ -142,8 +144,8 @@ export function useWorkspaceSeries(
 
 /**
  * The series of the given runs × metrics within a step window, read again through the same batch
- * request (stepMin, stepMax): a zoomed panel's window, sampled at WORKSPACE_BUCKETS over the window
- * alone, so it comes at full resolution when it holds at most 4 × WORKSPACE_BUCKETS points.
+ * request (stepMin, stepMax): a zoomed panel's window, sampled at the feed's bucket count over the
+ * window alone, so it comes at full resolution when it holds at most about 4 × that many points.
  * Split as the feed's requests are (batchPlan); pairs without points in the window are loaded, empty.
  */
 export async function loadWindow(
@@ -152,10 +154,9 @@ export async function loadWindow(
   logNames: readonly string[],
   [stepMin, stepMax]: [number, number],
 ): Promise<Map<string, BatchSeries>> {
-  const plan = batchPlan(runIds, logNames, WORKSPACE_BUCKETS);
-  const answers = await Promise.all(
-    plan.map((chunk) => api.metricsBatch({ projectName, ...chunk, stepMin, stepMax, buckets: WORKSPACE_BUCKETS })),
-  );
+  const buckets = bucketsForRuns(runIds.length);
+  const plan = batchPlan(runIds, logNames, buckets);
+  const answers = await Promise.all(plan.map((chunk) => api.metricsBatch({ projectName, ...chunk, stepMin, stepMax, buckets })));
   const series = new Map<string, BatchSeries>();
   for (const runId of runIds)
     for (const logName of logNames)

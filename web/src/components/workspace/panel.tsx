@@ -23,9 +23,9 @@ import {
   X_CHOICES,
   zoomStepWindow,
 } from "../../lib/workspace.ts";
-import type { RunListItem } from "../../types.ts";
+import { bucketsForRuns, type RunListItem } from "../../types.ts";
 import { Chart } from "../chart.tsx";
-import { loadWindow, WORKSPACE_BUCKETS, windowSeries } from "./batch-feed.ts";
+import { loadWindow, windowSeries } from "./batch-feed.ts";
 
 /** A zoomed panel: the dragged x range, the step window read for it, and what was read. */
 interface Zoom {
@@ -148,6 +148,7 @@ export function WorkspacePanel({
   // This panel's own series, by load: another panel's answer (the feed's next batch) leaves its lines as
   // they are, instead of recomputing and drawing them again.
   const loads = onScreen ? runs.map((run) => needed.map((logName) => stampOf(run.id, logName)).join(" ")).join(",") : "";
+  const buckets = bucketsForRuns(runs.length); // as the feed and loadWindow read them
   const chart = useMemo(() => {
     const perRun: RunChart[] = [];
     const bands: { color: string; x: number[]; lo: number[]; hi: number[] }[] = [];
@@ -183,7 +184,7 @@ export function WorkspacePanel({
             : [{ label, values: line.y, color, dash }];
         perRun.push({ x: line.x, lines, markers: line.markers.map((marker) => ({ ...marker, color, label })) });
         drawnLines.push(line);
-        const band = isDownsampled(series, WORKSPACE_BUCKETS) ? minMaxBand(line, WORKSPACE_BUCKETS) : null;
+        const band = isDownsampled(series, buckets) ? minMaxBand(line, buckets) : null;
         if (band) bands.push({ color, ...band });
       }
     }
