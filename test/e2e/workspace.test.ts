@@ -144,11 +144,11 @@ describe("the project workspace", () => {
       .locator("canvas")
       .evaluate(
         (canvas: HTMLCanvasElement, wanted: string[]) => {
-            const { data } = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height);
+          const { data } = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height);
           const found = new Set<string>();
           for (let i = 0; i < data.length; i += 4) {
             // (No named helper: the test's TypeScript loader would wrap it in a function the page lacks.)
-          const colour = `#${[data[i]!, data[i + 1]!, data[i + 2]!].map((n) => n.toString(16).padStart(2, "0")).join("")}`;
+            const colour = `#${[data[i]!, data[i + 1]!, data[i + 2]!].map((n) => n.toString(16).padStart(2, "0")).join("")}`;
             if (data[i + 3] === 255 && wanted.includes(colour)) found.add(colour);
           }
           return [...found];
