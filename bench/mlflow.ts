@@ -7,7 +7,8 @@
  * this machine (MLFLOW_ENV, default /work/mlflow-env, built by the MLflow client tool's setup.sh),
  * the same load against it (with fewer ingest batches: it is much slower) and the ratio.
  * Environment: BENCH_BATCHES (per run, default 40), BENCH_REQUESTS (default 40), MLFLOW_ENV, MLFLOW_TOOL;
- * BENCH_SKIP_SEARCH=1 measures log-batch alone (a CPU profile of ingest only).
+ * BENCH_SKIP_SEARCH=1 measures log-batch alone; BENCH_PROFILE_DIR=<dir> makes the server write a V8 CPU
+ * profile there (bench/lib/profile-top.ts lists where the time went).
  * `-- --database-url postgres://…/db` runs Stepwise on PostgreSQL, in a fresh database made on that
  * server and dropped afterwards.
  */
@@ -15,6 +16,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { spawnServer } from "../test/helpers/start-server.js";
 import { DATABASE_SERVER_URL, freshDatabase } from "./lib/database.js";
 import { percentile, printFigures, type Figure } from "./lib/report.js";
@@ -157,13 +159,12 @@ console.log(
 const figures: Figure[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), "stepwise-bench-mlflow-"));
 const database = DATABASE_SERVER_URL ? await freshDatabase(DATABASE_SERVER_URL, "mlflow") : undefined;
-const server = await spawnServer(dataDir, [
-  "--log-level",
-  "error",
-  "--stale-after",
-  "0",
-  ...(database ? ["--database-url", database.url] : []),
-]);
+const server = await spawnServer(
+  dataDir,
+  ["--log-level", "error", "--stale-after", "0", ...(database ? ["--database-url", database.url] : [])],
+  // BENCH_PROFILE_DIR: the server writes a V8 CPU profile there when it stops (bench/lib/cpu-profile.mjs).
+  process.env.BENCH_PROFILE_DIR ? { NODE_OPTIONS: `--import ${fileURLToPath(new URL("./lib/cpu-profile.mjs", import.meta.url))}` } : {},
+);
 const key = /(sw_\S+)/.exec(server.stdout())?.[1];
 if (!key) throw new Error(`no bootstrap key in the server's output:\n${server.stdout()}`);
 let stepwise: Awaited<ReturnType<typeof measure>>;
