@@ -15,18 +15,36 @@ import type { MetricNameQuery, MetricSummary, RunMetricSummary } from "../store.
 import { arrays, row, rows, type Sql } from "./db.js";
 import { readSegments, sampleSegments, summarizePiece } from "./metric-series.js";
 
-/** The run, then its parent, grandparent, ... (all in one organization by construction), in one query. */
-function lineage(sql: Sql, orgId: string, runId: number): Promise<LineageLink[]> {
-  return rows<LineageLink>(
-    sql,
-    `WITH RECURSIVE chain AS (
+/** The run, then its parent, grandparent, ... (all in one organization by construction): `chain`, with columns of its own. */
+const LINEAGE = `WITH RECURSIVE chain AS (
        SELECT id, forked_from_run_id, fork_step, 1 AS depth FROM runs WHERE org_id = $1 AND id = $2
        UNION ALL
        SELECT r.id, r.forked_from_run_id, r.fork_step, c.depth + 1 FROM runs r JOIN chain c ON r.id = c.forked_from_run_id
-       WHERE r.org_id = $1 AND c.depth < $3)
-     SELECT id, forked_from_run_id AS "forkedFromRunId", fork_step AS "forkStep" FROM chain ORDER BY depth`,
+       WHERE r.org_id = $1 AND c.depth < $3)`;
+
+/** A run's lineage (LINEAGE), in one query. */
+function lineage(sql: Sql, orgId: string, runId: number): Promise<LineageLink[]> {
+  return rows<LineageLink>(
+    sql,
+    `${LINEAGE} SELECT id, forked_from_run_id AS "forkedFromRunId", fork_step AS "forkStep" FROM chain ORDER BY depth`,
     [orgId, runId, MAX_LINEAGE_DEPTH],
   );
+}
+
+/** The segments of a metric's series for a run (domain/lineage.ts): its lineage and each run's metric of that name, in one query. */
+async function runSegments(sql: Sql, orgId: string, runId: number, logName: string): Promise<Segment[]> {
+  const found = await rows<LineageLink & { metricId: number | null; firstStep: number | null }>(
+    sql,
+    `${LINEAGE}
+     SELECT c.id, c.forked_from_run_id AS "forkedFromRunId", c.fork_step AS "forkStep", m.id AS "metricId", m.first_step AS "firstStep"
+     FROM chain c LEFT JOIN metrics m ON m.run_id = c.id AND m.log_name = $4 ORDER BY c.depth`,
+    [orgId, runId, MAX_LINEAGE_DEPTH, logName],
+  );
+  const byRun = new Map(found.map((link) => [link.id, link]));
+  return lineageSegments(found, (id) => {
+    const { metricId, firstStep } = byRun.get(id)!;
+    return metricId === null ? undefined : { id: metricId, firstStep };
+  });
 }
 
 /** The segments of a metric's series for a run's lineage chain (domain/lineage.ts). */
@@ -63,14 +81,18 @@ export async function listMetricSummaries(
   runId: number,
   filter: { logName?: string; logGroup?: string },
 ): Promise<MetricSummary[]> {
-  const chain = await lineage(sql, orgId, runId);
+  // The run's own summaries are read beside its lineage, not after it: one round trip, not two.
+  // They are dropped unread when the lineage finds no run of that ID in the organization.
+  const [chain, own] = await Promise.all([
+    lineage(sql, orgId, runId),
+    rows<MetricRow>(
+      sql,
+      `SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = $1 AND ($2::text IS NULL OR log_name = $2) AND ($3::text IS NULL OR log_group = $3)
+       ORDER BY log_name`,
+      [runId, filter.logName ?? null, filter.logGroup ?? null],
+    ),
+  ]);
   if (chain.length === 0) return [];
-  const own = await rows<MetricRow>(
-    sql,
-    `SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = $1 AND ($2::text IS NULL OR log_name = $2) AND ($3::text IS NULL OR log_group = $3)
-     ORDER BY log_name`,
-    [runId, filter.logName ?? null, filter.logGroup ?? null],
-  );
   if (chain.length === 1) return own.map((row) => withNames(row.log_name, toSummaryState(row), row.log_group));
 
   const byName = new Map(own.map((row) => [row.log_name, row]));
@@ -118,7 +140,7 @@ export async function readMetricPoints(
   to: number,
   limit?: number,
 ): Promise<Point[]> {
-  return readSegments(sql, await segmentsFor(sql, await lineage(sql, orgId, runId), logName), from, to, limit);
+  return readSegments(sql, await runSegments(sql, orgId, runId, logName), from, to, limit);
 }
 
 /** The deterministic sample of domain/sampling.ts over a metric's stored (and inherited) points. */
@@ -131,7 +153,7 @@ export async function sampleMetricPoints(
   to: number,
   limit: number,
 ): Promise<SampledPoint[]> {
-  return sampleSegments(sql, await segmentsFor(sql, await lineage(sql, orgId, runId), logName), from, to, limit);
+  return sampleSegments(sql, await runSegments(sql, orgId, runId, logName), from, to, limit);
 }
 
 /**
