@@ -10,7 +10,7 @@ import { logGroupOf } from "../../domain/log-names.js";
 import type { Point, SampledPoint } from "../../domain/sampling.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { combineSegmentSummaries, searchNames } from "../metric-series.js";
-import { METRIC_COLUMNS, METRIC_COLUMNS_OF_M, toSummaryState, type MetricRow } from "../rows.js";
+import { METRIC_COLUMNS_OF_M, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricNameQuery, MetricSummary, RunMetricSummary } from "../store.js";
 import { arrays, row, rows, type Sql } from "./db.js";
 import { readSegments, sampleSegments, summarizePiece } from "./metric-series.js";
@@ -81,20 +81,19 @@ export async function listMetricSummaries(
   runId: number,
   filter: { logName?: string; logGroup?: string },
 ): Promise<MetricSummary[]> {
-  // The run's own summaries are read beside its lineage, not after it: one round trip, not two.
-  // They are dropped unread when the lineage finds no run of that ID in the organization.
-  const [chain, own] = await Promise.all([
-    lineage(sql, orgId, runId),
-    rows<MetricRow>(
-      sql,
-      `SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = $1 AND ($2::text IS NULL OR log_name = $2) AND ($3::text IS NULL OR log_group = $3)
-       ORDER BY log_name`,
-      [runId, filter.logName ?? null, filter.logGroup ?? null],
-    ),
-  ]);
-  if (chain.length === 0) return [];
-  if (chain.length === 1) return own.map((row) => withNames(row.log_name, toSummaryState(row), row.log_group));
-
+  // The run (is it in the organization, is it forked?) and its own summaries in one query: for a
+  // run that is not a fork, the common case, they are the answer.
+  const found = await rows<Partial<MetricRow> & { forked: number | null }>(
+    sql,
+    `SELECT r.forked_from_run_id AS forked, ${METRIC_COLUMNS_OF_M}
+     FROM runs r LEFT JOIN metrics m ON m.run_id = r.id AND ($3::text IS NULL OR m.log_name = $3) AND ($4::text IS NULL OR m.log_group = $4)
+     WHERE r.org_id = $1 AND r.id = $2 ORDER BY m.log_name`,
+    [orgId, runId, filter.logName ?? null, filter.logGroup ?? null],
+  );
+  if (found.length === 0) return [];
+  const own = found.filter((row): row is MetricRow & { forked: number | null } => row.id !== null);
+  const chain = found[0]!.forked === null ? [] : await lineage(sql, orgId, runId);
+  if (chain.length <= 1) return own.map((row) => withNames(row.log_name, toSummaryState(row), row.log_group));
   const byName = new Map(own.map((row) => [row.log_name, row]));
   const inherited = await rows<{ log_name: string }>(
     sql,
