@@ -1,7 +1,19 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { seededRandom } from "../../test/helpers/ingest.js";
-import { arraySeries, bucketEdgesOf, lowerBound, samplePoints, sampleSeries, type Point } from "./sampling.js";
+import {
+  arraySeries,
+  bucketEdgesOf,
+  likelyReads,
+  lowerBound,
+  sampleFetched,
+  samplePoints,
+  sampleSeries,
+  type BlockSeries,
+  type Point,
+  type PointBlock,
+  type PointReader,
+} from "./sampling.js";
 
 /** A stored point as a sample shows it. */
 const shown = ({ step, value, time }: Point) => ({ step, value, time });
@@ -109,6 +121,94 @@ describe("sampleSeries", () => {
       50,
     );
     assert.equal(sample.filter((p) => p.step >= 1000).length, 10);
+  });
+});
+
+/** The blocks sampleSeries reads. */
+function readsOf(series: BlockSeries, limit: number): Set<PointBlock> {
+  const reads = new Set<PointBlock>();
+  const read = (block: PointBlock) => {
+    reads.add(block);
+    return series.read(block);
+  };
+  sampleSeries({ blocks: series.blocks, read }, limit);
+  return reads;
+}
+
+/** A series of consecutive steps from `first`, smooth (a rise and fall over thousands of steps) or noisy. */
+function denseSeries(random: () => number, first: number, length: number): Point[] {
+  const smooth = random() < 0.5;
+  return Array.from({ length }, (_, i): Point => {
+    const step = first + i;
+    const value = smooth ? Math.exp(-step / 1e5) + Math.sin(step / 1000) * 0.1 : random();
+    return { step, value, time: step * 10, writtenAt: 0 };
+  });
+}
+
+describe("likelyReads", () => {
+  it("names every block sampleSeries reads over consecutive steps, and not many more, wherever bucket edges fall", () => {
+    const random = seededRandom(11);
+    for (let round = 0; round < 30; round++) {
+      const points = denseSeries(random, Math.floor(random() * 1000), 20_000 + Math.floor(random() * 30_000));
+      const first = points[0]!.step;
+      const low = random() < 0.3 ? -Infinity : first + Math.floor(random() * 5000);
+      const high = random() < 0.3 ? Infinity : low + 2000 + Math.floor(random() * 20_000);
+      for (const blockSize of [100, 300, 500, 512]) {
+        const series = arraySeries(points, blockSize, low, high);
+        for (const limit of [40, 400, 1000]) {
+          const label = `round ${round}, window ${low}..${high}, blocks of ${blockSize}, limit ${limit}`;
+          const read = readsOf(series, limit);
+          const likely = new Set(likelyReads(series.blocks, limit));
+          for (const block of read) assert.ok(likely.has(block), `${label}: block ${block.startStep}..${block.endStep} is named`);
+          assert.ok(likely.size <= 2 * read.size + 2, `${label}: ${likely.size} named, ${read.size} read`);
+        }
+      }
+    }
+  });
+
+  it("names every block in the window when the window holds no more than the limit", () => {
+    const { blocks } = arraySeries(series(Array.from({ length: 1000 }, (_, i) => i)), 64, 100, 299);
+    assert.deepEqual(
+      likelyReads(blocks, 200).map((block) => block.startStep),
+      [64, 128, 192, 256],
+    );
+  });
+});
+
+describe("sampleFetched", () => {
+  it("gives sampleSeries' sample once the blocks it names are fetched, in a round or two, whatever the series", () => {
+    const random = seededRandom(5);
+    for (let round = 0; round < 40; round++) {
+      let step = 0;
+      const points = Array.from({ length: 500 + Math.floor(random() * 8000) }, (_, i): Point => {
+        step += 1 + Math.floor(random() * (random() < 0.05 ? 300 : 3));
+        const r = random();
+        return { step, value: r < 0.02 ? NaN : r < 0.03 ? Infinity : r < 0.04 ? -Infinity : Math.sin(i / 50), time: i, writtenAt: 0 };
+      });
+      const last = points.at(-1)!.step;
+      const low = random() < 0.5 ? -Infinity : Math.floor(random() * last * 0.5);
+      const high = random() < 0.5 ? Infinity : low + Math.floor(random() * last);
+      const series = arraySeries(points, 1 + Math.floor(random() * 600), low, high);
+      for (const limit of [1, 7, 100, 1000]) {
+        const label = `round ${round}, window ${low}..${high}, limit ${limit}`;
+        const fetched = new Map<PointBlock, PointReader>();
+        let wanted = likelyReads(series.blocks, limit);
+        for (let fetches = 1; ; fetches++) {
+          for (const block of wanted) fetched.set(block, series.read(block));
+          const sample = sampleFetched(series.blocks, limit, (block) => fetched.get(block));
+          if ("points" in sample) {
+            assert.deepEqual(sample.points, samplePoints(series, limit), label);
+            break;
+          }
+          assert.ok(
+            sample.missing.length > 0 && sample.missing.every((block) => !fetched.has(block)),
+            `${label}: names blocks not fetched`,
+          );
+          assert.ok(fetches < 3, `${label}: still missing ${sample.missing.length} blocks after ${fetches} fetches`);
+          wanted = sample.missing;
+        }
+      }
+    }
   });
 });
 

@@ -121,7 +121,7 @@ export function sampleSeries(series: BlockSeries, limit: number): { points: Samp
     if (!reader) readers.set(block, (reader = series.read(block)));
     return reader;
   };
-  const blocks = series.blocks.filter((block) => block.startStep <= block.highStep && block.endStep >= block.lowStep);
+  const blocks = series.blocks.filter(inRange);
   if (countPoints(blocks, read) <= limit) return { points: readAllPoints(blocks, read), bucketEdges: [] };
 
   const lo = firstStepIn(blocks[0]!, read);
@@ -151,7 +151,92 @@ export function samplePoints(series: BlockSeries, limit: number): SampledPoint[]
   return sampleSeries(series, limit).points;
 }
 
+const inRange = (block: PointBlock) => block.startStep <= block.highStep && block.endStep >= block.lowStep;
 const isWhole = (block: PointBlock) => block.startStep >= block.lowStep && block.endStep <= block.highStep;
+
+/**
+ * The blocks sampleSeries will likely read, from their aggregates alone, for a store whose reads of
+ * points are round trips (docs/decisions.md, "Sampling over a database server"): fetched first, they
+ * usually leave sampleFetched nothing more to ask for. Every block when the series may hold no more
+ * than `limit` points (then at most that many points and the partly covered blocks). Else, for the
+ * buckets of 4 points each that sampleSeries tries first: the blocks it reads point by point
+ * (partly covered, or spanning a bucket edge), and the blocks holding a pick it shows without a
+ * time. In a bucket of whole blocks only, those are found as the sampler finds them; in a bucket
+ * sharing a block read point by point, its first and last whole blocks are taken when they hold the
+ * bucket's first or last point. A guess where the step range is off (sparse steps at a window edge)
+ * or where non-finite points make the buckets wider: sampleFetched then names the rest.
+ */
+export function likelyReads(blocks: PointBlock[], limit: number): PointBlock[] {
+  const candidates = blocks.filter(inRange);
+  const wholePoints = candidates.reduce((sum, block) => sum + (isWhole(block) ? block.count : 0), 0);
+  if (wholePoints <= limit) return candidates;
+  const first = (block: PointBlock) => Math.max(block.startStep, block.lowStep);
+  const last = (block: PointBlock) => Math.min(block.endStep, block.highStep);
+  const edges = bucketEdgesOf(first(candidates[0]!), last(candidates[candidates.length - 1]!), Math.max(1, Math.floor(limit / 4)));
+  let k = 0;
+  const bucketAt = (step: number) => {
+    while (step >= edges[k + 1]!) k++;
+    return k;
+  };
+  const spans = candidates.map((block) => [bucketAt(first(block)), bucketAt(last(block))] as const);
+  const reads = new Set<PointBlock>();
+  const buckets: Bucket[] = Array.from({ length: edges.length - 1 }, () => ({}));
+  const sharesARead = new Set<number>();
+  for (const [i, block] of candidates.entries()) {
+    const [from, to] = spans[i]!;
+    if (isWhole(block) && from === to) {
+      addBlock(buckets[from]!, block);
+      continue;
+    }
+    reads.add(block);
+    for (let bucket = from; bucket <= to; bucket++) sharesARead.add(bucket);
+  }
+  for (const [i, block] of candidates.entries()) {
+    const [from, to] = spans[i]!;
+    if (reads.has(block) || !sharesARead.has(from)) continue;
+    const firstInBucket = i === 0 || spans[i - 1]![1] !== from;
+    const lastInBucket = i === candidates.length - 1 || spans[i + 1]![0] !== to;
+    if (firstInBucket || lastInBucket) reads.add(block);
+  }
+  for (const [index, bucket] of buckets.entries()) {
+    if (sharesARead.has(index)) continue;
+    for (const pick of distinctPicks([bucket], KEPT.length)) if (pick.time === undefined) reads.add(pick.block);
+  }
+  return candidates.filter((block) => reads.has(block));
+}
+
+/**
+ * sampleSeries over blocks whose points are fetched ahead (`fetched` gives those it has): the
+ * sample, exactly sampleSeries', when every block it read was there; else the blocks it lacked, to
+ * fetch before calling again. A lacking block stands in as its count of points spread over its step
+ * range at its minimum, so that one run names every block it lacks, not only the first.
+ */
+export function sampleFetched(
+  blocks: PointBlock[],
+  limit: number,
+  fetched: (block: PointBlock) => PointReader | undefined,
+): { points: SampledPoint[] } | { missing: PointBlock[] } {
+  const missing = new Set<PointBlock>();
+  const read = (block: PointBlock) => {
+    const reader = fetched(block);
+    if (reader) return reader;
+    missing.add(block);
+    return standIn(block);
+  };
+  const { points } = sampleSeries({ blocks, read }, limit);
+  return missing.size === 0 ? { points } : { missing: [...missing] };
+}
+
+function standIn(block: PointBlock): PointReader {
+  const span = block.endStep - block.startStep;
+  const value = block.min ?? 0;
+  return {
+    count: block.count,
+    stepAt: (i) => (block.count === 1 ? block.startStep : block.startStep + Math.floor((i * span) / (block.count - 1))),
+    valueAt: () => value,
+    timeAt: () => 0,
+  };
+}
 
 function indexRange(reader: PointReader, block: PointBlock): [number, number] {
   return [lowerBound(reader.count, reader.stepAt, block.lowStep), lowerBound(reader.count, reader.stepAt, block.highStep + 1)];

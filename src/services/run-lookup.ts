@@ -1,6 +1,6 @@
 import { DomainError, invalidInput, projectNotFound, runNotFound } from "../domain/errors.js";
 import { parseDisplayId } from "../domain/ids.js";
-import type { Run, Store } from "../store/store.js";
+import type { MetricSummary, Run, Store } from "../store/store.js";
 
 /**
  * Finds a run by display ID. Display IDs are unique within a project only, so a match in several
@@ -54,4 +54,23 @@ export async function getRunInProject(store: Store, orgId: string, runId: number
   if (run && run.projectName === projectName) return run;
   if (!(await store.getProjectByName(orgId, projectName))) throw projectNotFound(projectName);
   throw runNotFound(runId);
+}
+
+/**
+ * getRunInProject and the run's metric summaries, read at once: on a database server one round trip
+ * of waiting instead of two. The summaries are of the key's organization only, and are dropped
+ * unread when the run is not found in the project.
+ */
+export async function runInProjectWithSummaries(
+  store: Store,
+  orgId: string,
+  runId: number,
+  projectName: string,
+  filter: { logName?: string; logGroup?: string },
+): Promise<{ run: Run; summaries: MetricSummary[] }> {
+  const [run, summaries] = await Promise.all([
+    getRunInProject(store, orgId, runId, projectName),
+    store.listMetricSummaries(orgId, runId, filter),
+  ]);
+  return { run, summaries };
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { columnsOf, decodeChunk, encodeChunk, mergeColumns } from "./metric-chunks.js";
+import { columnsOf, decodeChunk, encodeChunk, mergeColumns, SAMPLED_BYTES_PER_POINT, viewChunk } from "./metric-chunks.js";
 
 describe("metric chunks", () => {
   it("round-trips columns, including non-finite values, through a chunk", () => {
@@ -14,6 +14,22 @@ describe("metric chunks", () => {
     assert.deepEqual([...back.values], [1.5, NaN, -Infinity]);
     assert.deepEqual([...back.times], [10, 11, 12]);
     assert.deepEqual([...back.writtenAt], [99, 99, 99]);
+  });
+
+  it("views a whole chunk, and the sampled part of one (aligned or not), as the same points", () => {
+    const values = [1.7e308, -Number.MAX_VALUE, NaN, Infinity, -Infinity, 5e-324, -0];
+    const blob = encodeChunk(columnsOf([0, 1, 2, 3, 4, 5, 6], values, [10, 11, 12, 13, 14, 15, 16], 99));
+    const sampled = Buffer.from(blob.subarray(0, values.length * SAMPLED_BYTES_PER_POINT));
+    const unaligned = Buffer.alloc(sampled.length + 1).subarray(1);
+    sampled.copy(unaligned);
+    for (const part of [blob, sampled, unaligned]) {
+      const view = viewChunk(part, values.length);
+      const points = Array.from({ length: view.count }, (_, i) => [view.stepAt(i), view.valueAt(i), view.timeAt(i)]);
+      assert.deepEqual(
+        points,
+        values.map((value, i) => [i, value, 10 + i]),
+      );
+    }
   });
 
   it("encodes a slice", () => {

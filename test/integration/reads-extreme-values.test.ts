@@ -109,6 +109,70 @@ describe("reads of values near the float range", () => {
     assert.deepEqual([metric.count, metric.mean, metric.stddev, metric.max], [3, 1, 0, 1]);
   });
 
+  it("GET /metrics samples and /metrics/raw read extreme and non-finite values exactly out of stored chunks", async () => {
+    const special = new Map<number, number>([
+      [400, 1.7e308],
+      [900, -LARGEST],
+      [1300, Number.MIN_VALUE],
+      [1700, NaN],
+      [2100, Infinity],
+      [2500, -Infinity],
+      [2900, 2.2250738585072014e-308],
+    ]);
+    const run = await org.client.createRun({ projectName: "chunked" });
+    // 3,000 points in one batch: chunks of 512, so a sample of 10 buckets reads points out of them.
+    const lines = Array.from({ length: 3000 }, (_, step) => ({ step, data: { loss: special.get(step) ?? 1 + Math.sin(step / 50) / 2 } }));
+    assert.equal((await ingest(org.client, "metrics", run, toNdjson(lines))).status, 200);
+    const expected = (step: number, value: number) => ({
+      step,
+      value: Number.isFinite(value) ? value : 0,
+      valueFlag: Number.isNaN(value) ? "NaN" : value === Infinity ? "Inf" : value === -Infinity ? "-Inf" : "",
+      time: new Date(1_700_000_000_000 + step).toISOString(),
+    });
+    for (const [stepMin, stepMax] of [
+      [0, 2999],
+      [350, 2950],
+    ]) {
+      const response = await org.client.get("/api/runs/metrics", {
+        runId: run.runId,
+        projectName: "chunked",
+        logName: "loss",
+        limit: 40,
+        stepMin,
+        stepMax,
+      });
+      assert.equal(response.status, 200, JSON.stringify(response.body));
+      const points = response.body.metrics;
+      assert.ok(points.length <= 40, `${points.length} points`);
+      for (const [step, value] of special) {
+        const point = points.find((p: { step: number }) => p.step === step);
+        assert.deepEqual(
+          point && { step: point.step, value: point.value, valueFlag: point.valueFlag, time: point.time },
+          expected(step, value),
+          `window ${stepMin}..${stepMax}, step ${step}`,
+        );
+      }
+    }
+    for (const [step, value] of special) {
+      const raw = await org.client.get("/api/runs/metrics/raw", {
+        runId: run.runId,
+        projectName: "chunked",
+        logName: "loss",
+        stepMin: step - 1,
+        stepMax: step + 1,
+      });
+      assert.equal(raw.status, 200, JSON.stringify(raw.body));
+      assert.deepEqual(
+        raw.body.rows.map((row: { step: number; value: number }) => [row.step, row.value]),
+        [
+          [step - 1, lines[step - 1]!.data.loss],
+          [step, Number.isFinite(value) ? value : 0],
+          [step + 1, lines[step + 1]!.data.loss],
+        ],
+      );
+    }
+  });
+
   it("GET /metrics returns such values as they are", async () => {
     const response = await org.client.get("/api/runs/metrics", { runId: runs.wide!, projectName });
     assert.equal(response.status, 200);

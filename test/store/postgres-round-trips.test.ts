@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
 import { PostgresStore } from "../../src/store/postgres/index.js";
+import { runInProjectWithSummaries } from "../../src/services/run-lookup.js";
 import type { MetricSeries } from "../../src/store/store.js";
 import { createTestDatabase } from "../helpers/postgres.js";
 
@@ -19,6 +20,35 @@ async function statements(action: () => Promise<unknown>): Promise<number> {
     pg.Client.prototype.query = query;
   }
   return count;
+}
+
+/**
+ * Round trips waited for one after the other while `action` runs: statements sent while none is
+ * outstanding. Statements sent together (on several pooled connections) count once.
+ */
+async function sequentialRoundTrips(action: () => Promise<unknown>): Promise<number> {
+  let waits = 0;
+  let outstanding = 0;
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    if (outstanding++ === 0) waits++;
+    // The pool passes a callback; a transaction's client is awaited.
+    const callback = args.at(-1);
+    if (typeof callback === "function") {
+      args[args.length - 1] = (...results: unknown[]) => {
+        outstanding--;
+        return callback(...results);
+      };
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    }
+    return (query as (...a: unknown[]) => Promise<unknown>).apply(this, args).finally(() => outstanding--);
+  } as typeof query;
+  try {
+    await action();
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+  return waits;
 }
 
 function batch(metrics: number, fromStep: number, steps: number): MetricSeries[] {
@@ -71,6 +101,64 @@ describe("PostgreSQL metric ingest round trips", () => {
       // 100 chunk rows take two multi-row INSERTs where 2 take one.
       assert.ok(cost <= few[b]! + 1, `batch ${b}: ${cost} statements for 100 metrics, ${few[b]} for 2`);
       assert.ok(cost <= 14, `batch ${b}: ${cost} statements`);
+    }
+  });
+});
+
+/**
+ * Reads wait for as few round trips as their data allows (docs/benchmarks.md, "PostgreSQL —
+ * `bench:ingest` and `bench:read` with `--database-url`"): a run and its summaries at once, and a
+ * sampled series in three (its segments, its chunk rows, one round of chunk points).
+ */
+describe("PostgreSQL read round trips", () => {
+  let store: PostgresStore;
+  let drop: () => Promise<void>;
+  let orgId = "";
+  let runId = 0;
+  before(async () => {
+    const database = await createTestDatabase();
+    drop = database.drop;
+    store = await PostgresStore.open(database.url);
+    orgId = (await store.createOrganization("o", 1)).id;
+    ({
+      run: { id: runId },
+    } = await store.createRun(orgId, { projectName: "p", name: "r", tags: [], now: 1 }, { userId: null, apiKeyId: null }));
+    for (let from = 0; from < 100_000; from += 10_000) {
+      const steps = Array.from({ length: 10_000 }, (_, k) => from + k);
+      await store.appendMetricPoints(
+        orgId,
+        runId,
+        [{ logName: "loss", steps, values: steps.map((s) => Math.sin(s * 7.1)), times: steps }],
+        1,
+      );
+    }
+  });
+  after(async () => {
+    await store.close();
+    await drop();
+  });
+
+  it("reads a run and its summaries in one round trip", async () => {
+    // Warm: a connection the pool opened for a statement would make it wait for the others.
+    await runInProjectWithSummaries(store, orgId, runId, "p", {});
+    const waits = await sequentialRoundTrips(() => runInProjectWithSummaries(store, orgId, runId, "p", {}));
+    assert.equal(waits, 1);
+  });
+
+  it("samples a window of a long series in three round trips, its chunk points fetched in one round", async () => {
+    for (const [from, to] of [
+      [0, Number.MAX_SAFE_INTEGER],
+      [20_000, 69_999],
+      [20_123, 69_877],
+    ]) {
+      let points = 0;
+      await store.sampleMetricPoints(orgId, runId, "loss", from!, to!, 400); // warm, as above
+
+      const waits = await sequentialRoundTrips(async () => {
+        points = (await store.sampleMetricPoints(orgId, runId, "loss", from!, to!, 400)).length;
+      });
+      assert.ok(points > 300 && points <= 400, `window ${from}..${to}: ${points} points`);
+      assert.equal(waits, 3, `window ${from}..${to}`);
     }
   });
 });

@@ -9,7 +9,7 @@ import { METRIC_PAGE_BYTES, METRIC_PAGE_METRICS, sampleJsonBytes } from "../../d
 import { finiteOrZero, nonFiniteFlags, valueFlag } from "../../domain/non-finite.js";
 import { takePage } from "../../domain/paging.js";
 import { toIso } from "../../domain/time.js";
-import { getRunInProject } from "../../services/run-lookup.js";
+import { getRunInProject, runInProjectWithSummaries } from "../../services/run-lookup.js";
 import { STANDARD_ERRORS } from "../schemas/common.js";
 import {
   MetricsBatchBody,
@@ -38,11 +38,10 @@ export function metricRoutes({ store }: AppDeps): FastifyPluginAsyncTypebox {
         const { runId, projectName, logName, logGroup, logNames, limit, offset } = request.query;
         const [from, to] = stepWindow(request.query.stepMin, request.query.stepMax);
         const { orgId } = request.auth;
-        const run = await getRunInProject(store, orgId, runId, projectName);
+        const found = await runInProjectWithSummaries(store, orgId, runId, projectName, { logName, logGroup });
+        const { run } = found;
         const named = logNames && new Set(logNames);
-        const summaries = (await store.listMetricSummaries(orgId, run.id, { logName, logGroup })).filter(
-          (summary) => !named || named.has(summary.logName),
-        );
+        const summaries = found.summaries.filter((summary) => !named || named.has(summary.logName));
         const page = takePage(
           summaries.slice(offset, offset + METRIC_PAGE_METRICS + 1),
           { limit: METRIC_PAGE_METRICS, offset, maxBytes: METRIC_PAGE_BYTES },

@@ -4,7 +4,7 @@ import { invalidInput, projectNotFound } from "../../domain/errors.js";
 import { leaderboardEntry, rankRuns } from "../../domain/leaderboard.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { toIso } from "../../domain/time.js";
-import { getRunInProject } from "../../services/run-lookup.js";
+import { runInProjectWithSummaries } from "../../services/run-lookup.js";
 import { seriesEnd } from "../../services/series-end.js";
 import type { Store } from "../../store/store.js";
 import { STANDARD_ERRORS } from "../schemas/common.js";
@@ -65,8 +65,7 @@ export function statsRoutes({ store, config }: AppDeps): FastifyPluginAsyncTypeb
       { schema: { tags, querystring: StatisticsQuery, response: { 200: StatisticsResponse, ...STANDARD_ERRORS } } },
       async (request) => {
         const { runId, projectName, logName, logGroup } = request.query;
-        const run = await getRunInProject(store, request.auth.orgId, runId, projectName);
-        const summaries = await store.listMetricSummaries(request.auth.orgId, run.id, { logName, logGroup });
+        const { run, summaries } = await runInProjectWithSummaries(store, request.auth.orgId, runId, projectName, { logName, logGroup });
         const metrics = [];
         for (const s of summaries) {
           metrics.push({

@@ -6,6 +6,7 @@ import {
   decodeChunk,
   encodeChunk,
   MAX_CHUNK_POINTS,
+  SAMPLED_BYTES_PER_POINT,
   viewChunk,
   type ChunkView,
   type PointColumns,
@@ -78,25 +79,40 @@ export async function deleteChunks(sql: Sql, chunkIds: number[]): Promise<void> 
   if (chunkIds.length > 0) await run(sql, "DELETE FROM metric_chunks WHERE id = ANY($1::bigint[])", [chunkIds]);
 }
 
+/**
+ * Chunk points leave PostgreSQL as base64 text (docs/decisions.md, "Chunk points from PostgreSQL"):
+ * `pg` reads a bytea in text results as hex, twice the bytes, and cannot take binary results for it.
+ * PostgreSQL breaks base64 into lines, which Buffer.from skips.
+ */
+const base64Of = (bytea: string) => `encode(${bytea}, 'base64')`;
+/** The points sampling reads (SAMPLED_BYTES_PER_POINT): an external (uncompressed) bytea is read only as far as that. */
+const SAMPLED_POINTS = `substring(points from 1 for point_count * ${SAMPLED_BYTES_PER_POINT})`;
+
+function pointsFromBase64(text: string): Buffer {
+  return Buffer.from(text, "base64");
+}
+
 /** The points of chunks by ID, in one query. */
 export async function loadChunks(sql: Sql, chunks: Pick<ChunkMeta, "id" | "point_count">[]): Promise<PointColumns[]> {
   if (chunks.length === 0) return [];
-  const found = await rows<{ id: number; points: Buffer }>(sql, "SELECT id, points FROM metric_chunks WHERE id = ANY($1::bigint[])", [
+  const found = await arrays<[number, string]>(sql, `SELECT id, ${base64Of("points")} FROM metric_chunks WHERE id = ANY($1::bigint[])`, [
     chunks.map((chunk) => chunk.id),
   ]);
-  const blobs = new Map(found.map((r) => [r.id, r.points]));
-  return chunks.map((chunk) => decodeChunk(blobs.get(chunk.id)!, chunk.point_count));
+  const blobs = new Map(found);
+  return chunks.map((chunk) => decodeChunk(pointsFromBase64(blobs.get(chunk.id)!), chunk.point_count));
 }
 
-/** Views of the points of chunks by ID, in one query (sampling reads a few points of many chunks). */
+/** Views of the points of chunks by ID, in one query, without their server write times (sampling reads a few points of many chunks). */
 export async function loadChunkViews(sql: Sql, chunks: Pick<ChunkMeta, "id" | "point_count">[]): Promise<Map<number, ChunkView>> {
   const views = new Map<number, ChunkView>();
   if (chunks.length === 0) return views;
   const counts = new Map(chunks.map((chunk) => [chunk.id, chunk.point_count]));
-  const found = await rows<{ id: number; points: Buffer }>(sql, "SELECT id, points FROM metric_chunks WHERE id = ANY($1::bigint[])", [
-    [...counts.keys()],
-  ]);
-  for (const r of found) views.set(r.id, viewChunk(r.points, counts.get(r.id)!));
+  const found = await arrays<[number, string]>(
+    sql,
+    `SELECT id, ${base64Of(SAMPLED_POINTS)} FROM metric_chunks WHERE id = ANY($1::bigint[])`,
+    [[...counts.keys()]],
+  );
+  for (const [id, points] of found) views.set(id, viewChunk(pointsFromBase64(points), counts.get(id)!));
   return views;
 }
 
@@ -120,14 +136,16 @@ export async function lastChunks(
 ): Promise<Map<number, ChunkMeta & { points: Buffer | null }>> {
   const found = new Map<number, ChunkMeta & { points: Buffer | null }>();
   if (metricIds.length === 0) return found;
-  const last = await rows<ChunkMeta & { metric_id: number; points: Buffer | null }>(
+  const last = await rows<ChunkMeta & { metric_id: number; points: string | null }>(
     sql,
-    `SELECT m.id AS metric_id, c.id, c.start_step, c.end_step, c.point_count, CASE WHEN c.point_count < $2 THEN c.points END AS points
+    `SELECT m.id AS metric_id, c.id, c.start_step, c.end_step, c.point_count,
+       CASE WHEN c.point_count < $2 THEN ${base64Of("c.points")} END AS points
      FROM unnest($1::bigint[]) AS m(id)
      CROSS JOIN LATERAL (SELECT ${CHUNK_META}, points FROM metric_chunks WHERE metric_id = m.id ORDER BY end_step DESC LIMIT 1) AS c`,
     [metricIds, withPointsBelow],
   );
-  for (const { metric_id, ...chunk } of last) found.set(metric_id, chunk);
+  for (const { metric_id, points, ...chunk } of last)
+    found.set(metric_id, { ...chunk, points: points === null ? null : pointsFromBase64(points) });
   return found;
 }
 
@@ -151,23 +169,22 @@ export async function chunkAtOrBefore(sql: Sql, metricId: number, step: number):
 }
 
 /**
- * The chunks of a metric that hold any step in [from, to], ascending. The index range ends at `to`;
- * the one chunk that may start inside and end past it is looked up separately, so a window early in
- * a long series does not scan the chunks after it.
+ * The chunks of a metric that hold any step in [from, to], ascending, in one query. The index range
+ * ends at `to`; the one chunk that may start inside and end past it is looked up by a second index
+ * probe, so a window early in a long series does not scan the chunks after it.
  */
 export async function chunkBlocksOverlapping(sql: Sql, metricId: number, from: number, to: number): Promise<ChunkBlockRow[]> {
   const found = await arrays<ChunkBlockRow>(
     sql,
-    `SELECT ${CHUNK_BLOCK} FROM metric_chunks WHERE metric_id = $1 AND end_step >= $2 AND end_step <= $3 ORDER BY end_step`,
+    `SELECT ${CHUNK_BLOCK} FROM metric_chunks WHERE metric_id = $1 AND end_step >= $2 AND end_step <= $3
+     UNION ALL
+     SELECT * FROM (SELECT ${CHUNK_BLOCK} FROM metric_chunks WHERE metric_id = $1 AND end_step > $3 ORDER BY end_step LIMIT 1) AS straddling
+     WHERE start_step <= $3`,
     [metricId, from, to],
   );
-  const [straddling] = await arrays<ChunkBlockRow>(
-    sql,
-    `SELECT ${CHUNK_BLOCK} FROM metric_chunks WHERE metric_id = $1 AND end_step > $2 ORDER BY end_step LIMIT 1`,
-    [metricId, to],
-  );
-  if (straddling && straddling[1] <= to) found.push(straddling);
-  return found;
+  // UNION ALL promises no order; sorting rows that come in order, as they do, costs next to nothing (a sorted
+  // run is one pass), and a sort in SQL would be a sort step in every plan.
+  return found.sort((a, b) => a[2] - b[2]);
 }
 
 /** The summary of the chunks lying wholly inside [from, to], from chunk rows alone. */

@@ -10,23 +10,41 @@ import { logGroupOf } from "../../domain/log-names.js";
 import type { Point, SampledPoint } from "../../domain/sampling.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { combineSegmentSummaries, searchNames } from "../metric-series.js";
-import { METRIC_COLUMNS, METRIC_COLUMNS_OF_M, toSummaryState, type MetricRow } from "../rows.js";
+import { METRIC_COLUMNS_OF_M, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricNameQuery, MetricSummary, RunMetricSummary } from "../store.js";
 import { arrays, row, rows, type Sql } from "./db.js";
 import { readSegments, sampleSegments, summarizePiece } from "./metric-series.js";
 
-/** The run, then its parent, grandparent, ... (all in one organization by construction), in one query. */
-function lineage(sql: Sql, orgId: string, runId: number): Promise<LineageLink[]> {
-  return rows<LineageLink>(
-    sql,
-    `WITH RECURSIVE chain AS (
+/** The run, then its parent, grandparent, ... (all in one organization by construction): `chain`, with columns of its own. */
+const LINEAGE = `WITH RECURSIVE chain AS (
        SELECT id, forked_from_run_id, fork_step, 1 AS depth FROM runs WHERE org_id = $1 AND id = $2
        UNION ALL
        SELECT r.id, r.forked_from_run_id, r.fork_step, c.depth + 1 FROM runs r JOIN chain c ON r.id = c.forked_from_run_id
-       WHERE r.org_id = $1 AND c.depth < $3)
-     SELECT id, forked_from_run_id AS "forkedFromRunId", fork_step AS "forkStep" FROM chain ORDER BY depth`,
+       WHERE r.org_id = $1 AND c.depth < $3)`;
+
+/** A run's lineage (LINEAGE), in one query. */
+function lineage(sql: Sql, orgId: string, runId: number): Promise<LineageLink[]> {
+  return rows<LineageLink>(
+    sql,
+    `${LINEAGE} SELECT id, forked_from_run_id AS "forkedFromRunId", fork_step AS "forkStep" FROM chain ORDER BY depth`,
     [orgId, runId, MAX_LINEAGE_DEPTH],
   );
+}
+
+/** The segments of a metric's series for a run (domain/lineage.ts): its lineage and each run's metric of that name, in one query. */
+async function runSegments(sql: Sql, orgId: string, runId: number, logName: string): Promise<Segment[]> {
+  const found = await rows<LineageLink & { metricId: number | null; firstStep: number | null }>(
+    sql,
+    `${LINEAGE}
+     SELECT c.id, c.forked_from_run_id AS "forkedFromRunId", c.fork_step AS "forkStep", m.id AS "metricId", m.first_step AS "firstStep"
+     FROM chain c LEFT JOIN metrics m ON m.run_id = c.id AND m.log_name = $4 ORDER BY c.depth`,
+    [orgId, runId, MAX_LINEAGE_DEPTH, logName],
+  );
+  const byRun = new Map(found.map((link) => [link.id, link]));
+  return lineageSegments(found, (id) => {
+    const { metricId, firstStep } = byRun.get(id)!;
+    return metricId === null ? undefined : { id: metricId, firstStep };
+  });
 }
 
 /** The segments of a metric's series for a run's lineage chain (domain/lineage.ts). */
@@ -63,16 +81,19 @@ export async function listMetricSummaries(
   runId: number,
   filter: { logName?: string; logGroup?: string },
 ): Promise<MetricSummary[]> {
-  const chain = await lineage(sql, orgId, runId);
-  if (chain.length === 0) return [];
-  const own = await rows<MetricRow>(
+  // The run (is it in the organization, is it forked?) and its own summaries in one query: for a
+  // run that is not a fork, the common case, they are the answer.
+  const found = await rows<Partial<MetricRow> & { forked: number | null }>(
     sql,
-    `SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = $1 AND ($2::text IS NULL OR log_name = $2) AND ($3::text IS NULL OR log_group = $3)
-     ORDER BY log_name`,
-    [runId, filter.logName ?? null, filter.logGroup ?? null],
+    `SELECT r.forked_from_run_id AS forked, ${METRIC_COLUMNS_OF_M}
+     FROM runs r LEFT JOIN metrics m ON m.run_id = r.id AND ($3::text IS NULL OR m.log_name = $3) AND ($4::text IS NULL OR m.log_group = $4)
+     WHERE r.org_id = $1 AND r.id = $2 ORDER BY m.log_name`,
+    [orgId, runId, filter.logName ?? null, filter.logGroup ?? null],
   );
-  if (chain.length === 1) return own.map((row) => withNames(row.log_name, toSummaryState(row), row.log_group));
-
+  if (found.length === 0) return [];
+  const own = found.filter((row): row is MetricRow & { forked: number | null } => row.id !== null);
+  const chain = found[0]!.forked === null ? [] : await lineage(sql, orgId, runId);
+  if (chain.length <= 1) return own.map((row) => withNames(row.log_name, toSummaryState(row), row.log_group));
   const byName = new Map(own.map((row) => [row.log_name, row]));
   const inherited = await rows<{ log_name: string }>(
     sql,
@@ -118,7 +139,7 @@ export async function readMetricPoints(
   to: number,
   limit?: number,
 ): Promise<Point[]> {
-  return readSegments(sql, await segmentsFor(sql, await lineage(sql, orgId, runId), logName), from, to, limit);
+  return readSegments(sql, await runSegments(sql, orgId, runId, logName), from, to, limit);
 }
 
 /** The deterministic sample of domain/sampling.ts over a metric's stored (and inherited) points. */
@@ -131,7 +152,7 @@ export async function sampleMetricPoints(
   to: number,
   limit: number,
 ): Promise<SampledPoint[]> {
-  return sampleSegments(sql, await segmentsFor(sql, await lineage(sql, orgId, runId), logName), from, to, limit);
+  return sampleSegments(sql, await runSegments(sql, orgId, runId, logName), from, to, limit);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { piecesOf, type Segment } from "../../domain/lineage.js";
-import { samplePoints, type Point, type PointBlock, type PointReader, type SampledPoint } from "../../domain/sampling.js";
+import { likelyReads, sampleFetched, type Point, type PointBlock, type PointReader, type SampledPoint } from "../../domain/sampling.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { addBoundaryPoints, boundaryChunks, chunkBlock, collectPoints } from "../metric-series.js";
 import type { Sql } from "./db.js";
@@ -38,34 +38,28 @@ export async function readSegments(sql: Sql, segments: Segment[], from: number, 
 /** Chunks fetched per round trip when reading points in order. */
 const READ_AHEAD = 32;
 
-/** Chunks fetched per round trip when sampling (~16 KiB each). */
-const SAMPLE_FETCH = 256;
-
 /**
- * Stands in for a block whose points are not fetched yet: as many points as it holds, spread over
- * its step range, valued at its minimum. Only the trial runs of sampleSegments see it.
+ * Most queries fetching chunk points for one sample at once, each on its own pooled connection, so
+ * PostgreSQL reads and encodes them on several cores; a query takes at least FETCH_SLICE chunks.
  */
-function standIn(block: PointBlock): PointReader {
-  const span = block.endStep - block.startStep;
-  const value = block.min ?? 0;
-  return {
-    count: block.count,
-    stepAt: (i) => (block.count === 1 ? block.startStep : block.startStep + Math.floor((i * span) / (block.count - 1))),
-    valueAt: () => value,
-    timeAt: () => 0,
-  };
+const FETCH_QUERIES = 4;
+const FETCH_SLICE = 32;
+
+/** The sampled points of these chunks (loadChunkViews), in up to FETCH_QUERIES concurrent queries. */
+async function fetchViews(sql: Sql, chunks: { id: number; point_count: number }[]): Promise<Map<number, PointReader>> {
+  const queries = Math.min(FETCH_QUERIES, Math.ceil(chunks.length / FETCH_SLICE));
+  const size = Math.ceil(chunks.length / queries);
+  const parts = await Promise.all(Array.from({ length: queries }, (_, q) => loadChunkViews(sql, chunks.slice(q * size, (q + 1) * size))));
+  return new Map(parts.flatMap((part) => [...part]));
 }
 
 /**
  * The deterministic sample of domain/sampling.ts over the segments' stored chunks within [from, to].
- * The sampler reads a chunk's points synchronously, only when its aggregates are not enough (the
- * chunks straddling a bucket edge, a few hundred of ~10,000 for a 5M-point series); here each read
- * is a round trip. So the sampler runs as a trial first, on the points fetched so far and a stand-in
- * for the others, noting every chunk it reads; those are fetched, a few hundred per query, and it
- * runs again, until a run reads only fetched points: that run's sample is exactly the SQLite
- * store's. The stand-ins only steer the trial runs, so two or three runs suffice (a run costs far
- * less than a round trip). The sampler used to stop at the first missing chunk and fetch it and the
- * next chunks in order: one round trip per chunk it needed, ~250 for the 5M-point series.
+ * The sampler reads a chunk's points synchronously, only when its aggregates are not enough (a few
+ * hundred chunks of ~10,000 for a 5M-point series); here each read is a round trip. So the chunks
+ * it will likely read are fetched first (likelyReads, from the chunk rows), in a few concurrent
+ * queries, and it runs on those (sampleFetched); when it lacked some, they are fetched and it runs
+ * again. Its sample is then exactly the SQLite store's.
  */
 export async function sampleSegments(sql: Sql, segments: Segment[], from: number, to: number, limit: number): Promise<SampledPoint[]> {
   // A chunk can vanish between reading the chunk rows and fetching its points (a concurrent
@@ -79,36 +73,28 @@ export async function sampleSegments(sql: Sql, segments: Segment[], from: number
 
 /** One sample over the chunk rows as read now; undefined when a chunk it needs is gone. */
 async function sampleOnce(sql: Sql, segments: Segment[], from: number, to: number, limit: number): Promise<SampledPoint[] | undefined> {
-  const ids = new Map<PointBlock, { id: number; point_count: number }>();
+  const chunks = new Map<PointBlock, { id: number; point_count: number }>();
   const blocks: PointBlock[] = [];
   for (const piece of piecesOf(segments, from, to)) {
     for (const row of await chunkBlocksOverlapping(sql, piece.metricId, piece.from, piece.to)) {
       const block = chunkBlock(row, piece);
       blocks.push(block);
-      ids.set(block, { id: row[0], point_count: block.count });
+      chunks.set(block, { id: row[0], point_count: block.count });
     }
   }
-  const fetched = new Map<number, PointReader>();
-  for (;;) {
-    const missing = new Map<number, { id: number; point_count: number }>();
-    const points = samplePoints(
-      {
-        blocks,
-        read(block) {
-          const chunk = ids.get(block)!;
-          const reader = fetched.get(chunk.id);
-          if (reader) return reader;
-          missing.set(chunk.id, chunk);
-          return standIn(block);
-        },
-      },
-      limit,
+  const fetched = new Map<PointBlock, PointReader>();
+  for (let wanted = likelyReads(blocks, limit); ; ) {
+    const views = await fetchViews(
+      sql,
+      wanted.map((block) => chunks.get(block)!),
     );
-    if (missing.size === 0) return points;
-    const wanted = [...missing.values()];
-    for (let i = 0; i < wanted.length; i += SAMPLE_FETCH) {
-      for (const [id, view] of await loadChunkViews(sql, wanted.slice(i, i + SAMPLE_FETCH))) fetched.set(id, view);
+    for (const block of wanted) {
+      const view = views.get(chunks.get(block)!.id);
+      if (!view) return undefined;
+      fetched.set(block, view);
     }
-    if (wanted.some((chunk) => !fetched.has(chunk.id))) return undefined;
+    const sample = sampleFetched(blocks, limit, (block) => fetched.get(block));
+    if ("points" in sample) return sample.points;
+    wanted = sample.missing;
   }
 }
