@@ -2,10 +2,10 @@
 // request (POST /api/runs/metrics/batch) per refresh for every run × metric the visible panels
 // lack (plus, while the first panel on screen has nothing yet, one of its own first), split only
 // where the endpoint's limits demand it (200 runs, 100 metrics, and runs × metrics × points per
-// series ≤ 2,000,000: at 62 buckets, 200 runs take 39 metrics a request). The bucket count follows
-// the number of runs shown (bucketsForRuns); series loaded at another count are not reused. While a shown run is
-// RUNNING, each refresh asks again for that run's visible metrics. An unreachable server is
-// retried with backoff; what was loaded stays.
+// series ≤ 2,000,000: at 62 buckets, 200 runs take 39 metrics a request). The bucket count
+// follows the number of runs shown (bucketsForRuns); series loaded at another count are not
+// reused. While a shown run is RUNNING, each refresh asks again for that run's visible metrics.
+// An unreachable server is retried with backoff; what was loaded stays.
 
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, ServerUnreachable } from "../../api.ts";
