@@ -239,6 +239,18 @@ describe("the project workspace", () => {
     const asked = batchBodies.slice(before).flatMap((body) => body.logNames);
     assert.ok(!asked.includes("epoch"), `off-screen panels not fetched: ${asked}`);
     await page.setViewportSize({ width: 1280, height: 900 });
+    // Widened past 1,100 px the workspace moves beside the table, into its scrolling pane: the panels'
+    // observers are made anew with the pane as root, so the look-ahead reaches a panel just below
+    // the pane's edge (an observer left rooted at the window would not: the pane clips it).
+    await page.waitForFunction(() => getComputedStyle(document.querySelector(".workspace-pane")!).overflowY !== "visible");
+    await page.waitForTimeout(300);
+    const ahead = await page.locator(".workspace-pane").evaluate((pane) => {
+      const bottom = pane.getBoundingClientRect().bottom;
+      const target = [...pane.querySelectorAll<HTMLElement>(".ws-panel")].find((p) => p.getBoundingClientRect().top > bottom + 250)!;
+      pane.scrollTop += target.getBoundingClientRect().top - bottom - 100;
+      return target.dataset.panel!;
+    });
+    await drawn(ahead).waitFor({ timeout: 5000 });
   });
 
   it("draws the +Inf of a 2,000-step series in its run's colour, with a min/max band where it is downsampled", async () => {

@@ -40,7 +40,8 @@ const READ_AHEAD = 32;
 
 /**
  * Most queries fetching chunk points for one sample at once, each on its own pooled connection, so
- * PostgreSQL reads and encodes them on several cores; a query takes at least FETCH_SLICE chunks.
+ * PostgreSQL reads and encodes them on several cores: one query per FETCH_SLICE chunks (a few
+ * chunks are not worth a second connection), at most FETCH_QUERIES, sharing the chunks evenly.
  */
 const FETCH_QUERIES = 4;
 const FETCH_SLICE = 32;

@@ -5,8 +5,9 @@
 // add faint min/max bands (where the server downsampled a line), dashed lines (a panel's second
 // metric), and instead of uPlot's legend a tooltip listing the lines by their value at the cursor.
 
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
+import { useMediaQuery } from "../hooks.ts";
 import "uplot/dist/uPlot.min.css";
 import { formatDuration, formatNumber, formatTicks } from "../lib/format.ts";
 import { type ChartSeries, logSplits, type NonFiniteKind, type XAxis } from "../lib/series.ts";
@@ -163,18 +164,6 @@ const numberAxis = (drawn: (labels: string[]) => void, logScale: boolean): uPlot
   size: (_plot, values) => Math.max(40, 22 + 8 * Math.max(0, ...(values ?? []).map((label) => String(label).length))),
 });
 
-/** Whether the system asks for dark mode; charts are rebuilt in the new colours when it changes. */
-function usePrefersDark(): boolean {
-  const [dark, setDark] = useState(() => matchMedia("(prefers-color-scheme: dark)").matches);
-  useEffect(() => {
-    const query = matchMedia("(prefers-color-scheme: dark)");
-    const onChange = (event: MediaQueryListEvent) => setDark(event.matches);
-    query.addEventListener("change", onChange);
-    return () => query.removeEventListener("change", onChange);
-  }, []);
-  return dark;
-}
-
 /** Axis and grid colours of the page's theme (`--chart-axis`, `--chart-grid` in styles.css). */
 function themedAxis(axis: uPlot.Axis): uPlot.Axis {
   const style = getComputedStyle(document.documentElement);
@@ -185,7 +174,7 @@ function themedAxis(axis: uPlot.Axis): uPlot.Axis {
 
 /**
  * A line through a series's own points, for one of many runs on a shared x axis: 200 runs of
- * ~250 sampled points each share ~25,000 x values, and uPlot's own path builder walks all of them
+ * ~250 sampled points each share ~9,000 x values, and uPlot's own path builder walks all of them
  * for every line (most of a 200-run panel's drawing time). Non-finite points are skipped as
  * `spanGaps` does (their markers show them); uPlot clips the path to the plot.
  */
@@ -216,7 +205,8 @@ export function Chart(props: ChartProps) {
   const drawnBands = useRef(props.bands);
   const latest = useRef(props);
   latest.current = props;
-  const dark = usePrefersDark();
+  // Charts are rebuilt in the new colours when the system's colour scheme changes.
+  const dark = useMediaQuery("(prefers-color-scheme: dark)");
   const shapeKey = `${dark}|${props.xAxis}|${props.xLabel}|${props.logScale}|${props.height}|${props.sortedTooltip}|${props.series
     .map((s) => `${s.label}:${s.color}:${s.faint ?? false}:${s.dash ?? false}:${s.own !== undefined}`)
     .join(",")}`;

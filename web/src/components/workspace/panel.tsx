@@ -9,6 +9,7 @@ import { ServerUnreachable } from "../../api.ts";
 import { formatNumber } from "../../lib/format.ts";
 import { runColor } from "../../lib/run-color.ts";
 import { overlayRuns, type RunChart, stepsOfRange } from "../../lib/series.ts";
+import { useMediaQuery } from "../../hooks.ts";
 import { smooth } from "../../lib/smoothing.ts";
 import {
   type BatchSeries,
@@ -108,30 +109,21 @@ export function WorkspacePanel({
     );
   };
 
+  const besideTable = useMediaQuery(SIDE_BY_SIDE);
   useEffect(() => {
     // Beside the runs table the workspace scrolls in its own pane: the look-ahead margin must then
     // extend that pane, not the window (a margin applies to the root only, and the pane clips its
     // panels). Stacked, the pane does not scroll and the window is the root. The layout follows the
-    // window's width, so the observer is made anew when it changes.
-    let observer: IntersectionObserver | undefined;
-    const observe = () => {
-      observer?.disconnect();
-      const pane = card.current!.closest<HTMLElement>(".workspace-pane");
-      const scrolls = pane !== null && getComputedStyle(pane).overflowY !== "visible";
-      observer = new IntersectionObserver(([entry]) => entry && setInView(entry.isIntersecting), {
-        root: scrolls ? pane : null,
-        rootMargin: "200px",
-      });
-      observer.observe(card.current!);
-    };
-    observe();
-    const wide = matchMedia(SIDE_BY_SIDE);
-    wide.addEventListener("change", observe);
-    return () => {
-      wide.removeEventListener("change", observe);
-      observer?.disconnect();
-    };
-  }, []);
+    // window's width, so the observer is made anew when it crosses SIDE_BY_SIDE.
+    const pane = card.current!.closest<HTMLElement>(".workspace-pane");
+    const scrolls = pane !== null && getComputedStyle(pane).overflowY !== "visible";
+    const observer = new IntersectionObserver(([entry]) => entry && setInView(entry.isIntersecting), {
+      root: scrolls ? pane : null,
+      rootMargin: "200px",
+    });
+    observer.observe(card.current!);
+    return () => observer.disconnect();
+  }, [besideTable]);
   // New runs in the table's selection while zoomed: the window is read again for all of them.
   useEffect(() => {
     if (zoomed && runIds.some((id) => !zoomed.runIds.includes(id))) readWindow(zoomed.x, zoomed.window);
