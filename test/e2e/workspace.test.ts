@@ -14,6 +14,7 @@ import { mkdirSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
+import { bucketsForRuns } from "../../src/domain/metric-batch.js";
 import { runColor } from "../../web/src/lib/run-color.js";
 import { launchBrowser } from "../helpers/browser.js";
 import type { ApiClient } from "../helpers/client.js";
@@ -504,6 +505,34 @@ describe("the project workspace", () => {
     await page.getByPlaceholder(/Filter \d+ metrics/).fill("loss");
     await page.waitForFunction(() => document.querySelectorAll(".chart-card[data-metric]").length === 2);
     await shot(page, "37-run-page-search");
+    assert.deepEqual(errors, []);
+  });
+
+  it("reads every shown run again at fewer buckets once more than 50 runs are shown, never mixing bucket counts", async () => {
+    const project = "wide-sweep";
+    const sweep: number[] = [];
+    for (let r = 0; r < 60; r++) {
+      const run = await client.createRun({ projectName: project, runName: `s-${r}` });
+      sweep.push(run.runId);
+      assert.equal((await ingest(client, "metrics", run, toNdjson([{ step: 0, data: { loss: r } }]))).status, 200);
+    }
+    await open(`/projects/${project}`);
+    await page.waitForFunction(
+      () => document.querySelector("[data-panel='loss'] .chart-canvas[data-drawn=true]")?.getAttribute("data-lines") === "20",
+    );
+    await page.getByTestId("raise-cap").click(); // 50 runs: still 250 buckets
+    await page.waitForFunction(
+      () => document.querySelector("[data-panel='loss'] .chart-canvas[data-drawn=true]")?.getAttribute("data-lines") === "50",
+    );
+    const before = batchBodies.length;
+    await page.getByTestId("raise-cap").click(); // 60 runs: fewer buckets
+    await page.waitForFunction(
+      () => document.querySelector("[data-panel='loss'] .chart-canvas[data-drawn=true]")?.getAttribute("data-lines") === "60",
+    );
+    const asked = batchBodies.slice(before).filter((body) => body.projectName === project);
+    assert.ok(asked.length > 0 && asked.every((body) => body.buckets === bucketsForRuns(60) && bucketsForRuns(60) < 250));
+    // The 50 runs loaded at 250 buckets are read again at the new count with the 10 new ones.
+    assert.deepEqual(new Set(asked.flatMap((body) => body.runIds)), new Set(sweep));
     assert.deepEqual(errors, []);
   });
 });
