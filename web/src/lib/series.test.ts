@@ -109,7 +109,7 @@ test("no step from points to an overlaid chart drops a non-finite point", () => 
     for (const line of overlay.lines) {
       assert.equal(line.values.length, overlay.x.length);
       // A line's own points (drawn instead of walking the shared axis) agree with its aligned values.
-      assert.ok(line.own && line.own.x.length > 0);
+      assert.ok(line.own && line.own.x.length > 0, "each line carries its own points");
       for (const [i, x] of line.own.x.entries()) assert.equal(line.values[overlay.x.indexOf(x)], line.own.y[i]);
     }
   }
