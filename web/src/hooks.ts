@@ -68,6 +68,44 @@ export function useInterval(callback: () => void, milliseconds: number, active: 
   }, [milliseconds, active]);
 }
 
+/** `observe(element, key)` watches an element; the function it returns stops (the key is then reported off screen). */
+export type Observe = (element: Element, key: string) => () => void;
+
+/**
+ * Tells which of many elements are on screen (within `rootMargin` of the window), with one
+ * IntersectionObserver for all of them: elements that come on screen together, as a page's first
+ * charts do, are reported in one call, so what they show is asked for in one request (an observer
+ * each reports them one by one, and each report would start its own).
+ */
+export function useOnScreen(rootMargin: string, onChange: (shown: ReadonlyMap<string, boolean>) => void): Observe {
+  const latest = useRef(onChange);
+  latest.current = onChange;
+  const keys = useRef(new Map<Element, string>());
+  const observer = useRef<IntersectionObserver>(undefined);
+  useEffect(() => () => observer.current?.disconnect(), []);
+  return useCallback((element: Element, key: string) => {
+    observer.current ??= new IntersectionObserver(
+      (entries) => {
+        // One element may come and go within a call: its last entry is its state.
+        const shown = new Map<string, boolean>();
+        for (const entry of entries) {
+          const entryKey = keys.current.get(entry.target);
+          if (entryKey !== undefined) shown.set(entryKey, entry.isIntersecting);
+        }
+        if (shown.size > 0) latest.current(shown);
+      },
+      { rootMargin },
+    );
+    keys.current.set(element, key);
+    observer.current.observe(element);
+    return () => {
+      observer.current?.unobserve(element);
+      keys.current.delete(element);
+      latest.current(new Map([[key, false]]));
+    };
+  }, []);
+}
+
 /** Calls back on each live tick (a RUNNING run's page counts them up; 0 is the first load). */
 export function useLiveTick(tick: number, callback: () => void): void {
   const latest = useRef(callback);

@@ -5,7 +5,7 @@
 // add faint min/max bands (where the server downsampled a line), dashed lines (a panel's second
 // metric), and instead of uPlot's legend a tooltip listing the lines by their value at the cursor.
 
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import { useMediaQuery } from "../hooks.ts";
 import "uplot/dist/uPlot.min.css";
@@ -211,7 +211,9 @@ export function Chart(props: ChartProps) {
     .map((s) => `${s.label}:${s.color}:${s.faint ?? false}:${s.dash ?? false}:${s.own !== undefined}`)
     .join(",")}`;
 
-  useEffect(() => {
+  // Built before the browser paints: an empty container shown for a frame would be shorter than
+  // the chart, and the cards below it would flash into view (and have their data loaded for nothing).
+  useLayoutEffect(() => {
     const element = container.current!;
     const xAxis = props.xAxis;
     const xText = (value: number) =>

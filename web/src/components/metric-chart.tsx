@@ -4,6 +4,7 @@
 
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, ServerUnreachable, type RunRef } from "../api.ts";
+import type { Observe } from "../hooks.ts";
 import { describeSeriesEnd } from "../lib/series-end.ts";
 import { runColor } from "../lib/run-color.ts";
 import { runSeries, stepsOfRange, type ChartSettings } from "../lib/series.ts";
@@ -17,23 +18,17 @@ interface Props {
   /** The loaded points; undefined until the feed has them. */
   points: MetricPoint[] | undefined;
   settings: ChartSettings;
-  onVisible: (logName: string, visible: boolean) => void;
+  /** Watches the card: the feed loads the points of charts on screen. */
+  observe: Observe;
 }
 
-export function MetricChart({ run, metric, points, settings, onVisible }: Props) {
+export function MetricChart({ run, metric, points, settings, observe }: Props) {
   const { logName } = metric;
   const card = useRef<HTMLDivElement>(null);
   const [zoom, setZoom] = useState<{ window: [number, number]; points: MetricPoint[] } | null>(null);
   const [error, setError] = useState<string>();
 
-  useEffect(() => {
-    const observer = new IntersectionObserver(([entry]) => entry && onVisible(logName, entry.isIntersecting), { rootMargin: "200px" });
-    observer.observe(card.current!);
-    return () => {
-      observer.disconnect();
-      onVisible(logName, false);
-    };
-  }, [logName]);
+  useEffect(() => observe(card.current!, logName), [logName]);
 
   const shown = zoom?.points ?? points ?? [];
   const chart = useMemo(() => runSeries(shown, settings, logName, runColor(run.runId)), [shown, settings, logName, run.runId]);

@@ -88,7 +88,7 @@ export function RunCharts({ run, statistics }: { run: RunRef; statistics: Async<
                 metric={metric}
                 points={series.points.get(metric.logName)}
                 settings={settings}
-                onVisible={series.setVisible}
+                observe={series.observe}
               />
             ))}
           </div>

@@ -3,8 +3,9 @@
 // visible charts whose metric has new steps (the statistics, reloaded each refresh, tell which).
 // A failed load is retried with backoff; what was loaded stays.
 
-import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type RunRef } from "../../api.ts";
+import { type Observe, useOnScreen } from "../../hooks.ts";
 import { backoffDelay, batchNames } from "../../lib/retry.ts";
 import { lastStep, mergePoints } from "../../lib/series.ts";
 import { METRIC_READ_NAMES, type MetricPoint, type MetricStatistics } from "../../types.ts";
@@ -15,8 +16,8 @@ export const POINTS_PER_CHART = 1000;
 export interface RunSeries {
   /** Loaded points by metric; a metric not loaded yet is absent. */
   points: ReadonlyMap<string, MetricPoint[]>;
-  /** A chart tells when it comes on screen or leaves it. */
-  setVisible: (logName: string, visible: boolean) => void;
+  /** A chart has its card watched: its points are loaded while the card is on screen (or 200 px from it). */
+  observe: Observe;
 }
 
 function byName(points: MetricPoint[]): Map<string, MetricPoint[]> {
@@ -38,15 +39,18 @@ export function useRunSeries(run: RunRef, metrics: readonly MetricStatistics[] |
   useEffect(() => () => void (mounted.current = false), []);
   const [retryTick, setRetryTick] = useState(0);
 
-  const setVisible = useCallback((logName: string, shown: boolean) => {
+  const observe = useOnScreen("200px", (shown) =>
     setVisibleNames((current) => {
-      if (current.has(logName) === shown) return current;
-      const next = new Set(current);
-      if (shown) next.add(logName);
-      else next.delete(logName);
-      return next;
-    });
-  }, []);
+      let next: Set<string> | undefined;
+      for (const [logName, onScreen] of shown) {
+        if (current.has(logName) === onScreen) continue;
+        next ??= new Set(current);
+        if (onScreen) next.add(logName);
+        else next.delete(logName);
+      }
+      return next ?? current;
+    }),
+  );
 
   useEffect(() => {
     if (!metrics) return;
@@ -85,5 +89,5 @@ export function useRunSeries(run: RunRef, metrics: readonly MetricStatistics[] |
     // outlives a re-run of this effect (a scroll, a refresh): its names stay in flight until it ends.
   }, [run.runId, metrics, visible, retryTick]);
 
-  return { points, setVisible };
+  return { points, observe };
 }
