@@ -123,6 +123,7 @@ export const COPY_TABLES: readonly CopyTable[] = [
     last_value: "real",
     last_value_step: "integer",
   }),
+  t("project_metric_names", ["project_id", "log_name"], { project_id: "integer", log_name: "text" }),
   t("metric_chunks", ["id"], {
     id: "integer",
     metric_id: "integer",

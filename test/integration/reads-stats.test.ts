@@ -195,6 +195,22 @@ describe("statistics, comparison, leaderboard and metric names", () => {
     assert.equal(board.body.total, 6);
   });
 
+  it("GET /metric-names of some runs: a fork's inherited names with plain runs' own, never another project's or organization's runs", async () => {
+    const child = await org.client.createRun({ projectName: project, forkRunId: runs[2]!, forkStep: 1 });
+    await ingest(org.client, "metrics", child, toNdjson([{ step: 2, data: { forked: 1 } }]));
+    const elsewhere = await org.client.createRun({ projectName: "elsewhere" });
+    await ingest(org.client, "metrics", elsewhere, toNdjson([{ step: 0, data: { "elsewhere/loss": 1 } }]));
+    const other = await makeOrg(test);
+    const foreign = await other.client.createRun({ projectName: project });
+    await ingest(other.client, "metrics", foreign, toNdjson([{ step: 0, data: { foreign: 1 } }]));
+    const namesOf = async (ids: number[]) =>
+      (await org.client.get("/api/runs/metric-names", { projectName: project, runIds: ids.join(",") })).body.metricNames;
+    assert.deepEqual(await namesOf([child.runId]), ["forked", "only2", "val/loss"]);
+    assert.deepEqual(await namesOf([runs[1]!, child.runId, runs[5]!]), ["forked", "only1", "only2", "val/loss"]);
+    assert.deepEqual(await namesOf([runs[3]!, elsewhere.runId, foreign.runId]), ["only3", "val/loss"]);
+    assert.deepEqual(await namesOf([elsewhere.runId, foreign.runId]), []);
+  });
+
   it("keeps other organizations out of every summary read", async () => {
     const other = await makeOrg(test);
     assert.equal((await other.client.get("/api/runs/statistics", { runId: runs[0]!, projectName: project })).status, 404);

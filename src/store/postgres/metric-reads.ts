@@ -12,7 +12,7 @@ import type { MetricSummaryState } from "../../domain/summaries.js";
 import { combineSegmentSummaries, searchNames } from "../metric-series.js";
 import { METRIC_COLUMNS_OF_M, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricNameQuery, MetricSummary, RunMetricSummary } from "../store.js";
-import { arrays, row, rows, type Sql } from "./db.js";
+import { arrays, rows, type Sql } from "./db.js";
 import { readSegments, sampleSegments, summarizePiece } from "./metric-series.js";
 
 /** The run, then its parent, grandparent, ... (all in one organization by construction): `chain`, with columns of its own. */
@@ -194,18 +194,24 @@ export async function listMetricNames(sql: Sql, orgId: string, projectId: number
     const pattern = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
     const found = await rows<{ log_name: string }>(
       sql,
-      `SELECT DISTINCT m.log_name FROM metrics m JOIN runs r ON r.id = m.run_id
-       WHERE r.org_id = $1 AND r.project_id = $2 AND ($3::text IS NULL OR m.log_name ILIKE $3 ESCAPE '\\') ORDER BY m.log_name LIMIT $4`,
+      `SELECT n.log_name FROM project_metric_names n JOIN projects p ON p.id = n.project_id
+       WHERE p.org_id = $1 AND n.project_id = $2 AND ($3::text IS NULL OR n.log_name ILIKE $3 ESCAPE '\\') ORDER BY n.log_name LIMIT $4`,
       [orgId, projectId, pattern, query.limit],
     );
     return found.map((row) => row.log_name);
   }
-  const names: string[] = [];
-  for (const runId of query.runIds) {
-    const found = await row<{ project_id: number }>(sql, "SELECT project_id FROM runs WHERE org_id = $1 AND id = $2", [orgId, runId]);
-    if (found?.project_id !== projectId) continue;
-    for (const summary of await listMetricSummaries(sql, orgId, runId, {})) names.push(summary.logName);
-  }
+  // The project's runs among those asked for: the runs without a lineage in one query, a forked
+  // run through its lineage (it shows its ancestors' metrics up to the fork step).
+  const runs = await rows<{ id: number; forked: number | null }>(
+    sql,
+    "SELECT id, forked_from_run_id AS forked FROM runs WHERE org_id = $1 AND project_id = $2 AND id = ANY($3::bigint[])",
+    [orgId, projectId, query.runIds],
+  );
+  const plain = runs.filter((run) => run.forked === null).map((run) => run.id);
+  const found = await rows<{ log_name: string }>(sql, "SELECT DISTINCT log_name FROM metrics WHERE run_id = ANY($1::bigint[])", [plain]);
+  const names = found.map((row) => row.log_name);
+  for (const run of runs)
+    if (run.forked !== null) for (const summary of await listMetricSummaries(sql, orgId, run.id, {})) names.push(summary.logName);
   return searchNames(names, query.search, query.limit);
 }
 

@@ -91,11 +91,15 @@ async function appendRound(sql: Sql, runId: number, round: MetricSeries[], now: 
  */
 async function lockMetrics(sql: Sql, runId: number, logNames: string[]): Promise<Map<string, MetricRow>> {
   if (logNames.length === 0) return new Map();
+  // A metric new to the run is a name its project may not have listed yet (project_metric_names).
   await run(
     sql,
-    `INSERT INTO metrics (run_id, log_name, log_group)
-     SELECT $1, n.name, n.grp FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS n(name, grp, i)
-     ORDER BY n.i ON CONFLICT (run_id, log_name) DO NOTHING`,
+    `WITH created AS (
+       INSERT INTO metrics (run_id, log_name, log_group)
+       SELECT $1, n.name, n.grp FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS n(name, grp, i)
+       ORDER BY n.i ON CONFLICT (run_id, log_name) DO NOTHING RETURNING log_name)
+     INSERT INTO project_metric_names (project_id, log_name)
+     SELECT r.project_id, c.log_name FROM created c JOIN runs r ON r.id = $1 ORDER BY c.log_name ON CONFLICT DO NOTHING`,
     [runId, logNames, logNames.map(logGroupOf)],
   );
   const found = await rows<MetricRow>(

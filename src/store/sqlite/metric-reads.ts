@@ -157,18 +157,25 @@ export function listMetricNames(s: Statements, orgId: string, projectId: number,
   if (!query.runIds) {
     const rows = s
       .get(
-        `SELECT DISTINCT m.log_name FROM metrics m JOIN runs r ON r.id = m.run_id
-         WHERE r.org_id = ? AND r.project_id = ? AND (? IS NULL OR m.log_name LIKE ? ESCAPE '\\') ORDER BY m.log_name LIMIT ?`,
+        `SELECT n.log_name FROM project_metric_names n JOIN projects p ON p.id = n.project_id
+         WHERE p.org_id = ? AND n.project_id = ? AND (? IS NULL OR n.log_name LIKE ? ESCAPE '\\') ORDER BY n.log_name LIMIT ?`,
       )
       .all(orgId, projectId, pattern, pattern, query.limit) as { log_name: string }[];
     return rows.map((row) => row.log_name);
   }
-  const names = new Set<string>();
-  for (const runId of query.runIds) {
-    const run = s.get("SELECT project_id FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as { project_id: number } | undefined;
-    if (run?.project_id !== projectId) continue;
-    for (const summary of listMetricSummaries(s, orgId, runId, {})) names.add(summary.logName);
-  }
+  // The project's runs among those asked for: the runs without a lineage in one query, a forked
+  // run through its lineage (it shows its ancestors' metrics up to the fork step).
+  const ids = JSON.stringify(query.runIds);
+  const runs = s
+    .get("SELECT id, forked_from_run_id AS forked FROM runs WHERE org_id = ? AND project_id = ? AND id IN (SELECT value FROM json_each(?))")
+    .all(orgId, projectId, ids) as { id: number; forked: number | null }[];
+  const plain = JSON.stringify(runs.filter((run) => run.forked === null).map((run) => run.id));
+  const found = s.get("SELECT DISTINCT log_name FROM metrics WHERE run_id IN (SELECT value FROM json_each(?))").all(plain) as {
+    log_name: string;
+  }[];
+  const names = found.map((row) => row.log_name);
+  for (const run of runs)
+    if (run.forked !== null) for (const summary of listMetricSummaries(s, orgId, run.id, {})) names.push(summary.logName);
   return searchNames(names, query.search, query.limit);
 }
 

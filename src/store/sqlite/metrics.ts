@@ -40,6 +40,10 @@ function getOrCreateMetric(s: Statements, runId: number, logName: string, now: n
   s.get(
     "INSERT INTO run_log_names (run_id, log_name, log_type, log_group, created_at) VALUES (?, ?, 'METRIC', ?, ?) ON CONFLICT DO NOTHING",
   ).run(runId, logName, logGroup || null, now);
+  s.get("INSERT INTO project_metric_names (project_id, log_name) SELECT project_id, ? FROM runs WHERE id = ? ON CONFLICT DO NOTHING").run(
+    logName,
+    runId,
+  );
   return s
     .get(`INSERT INTO metrics (run_id, log_name, log_group) VALUES (?, ?, ?) RETURNING ${METRIC_COLUMNS}`)
     .get(runId, logName, logGroup) as MetricRow;
