@@ -130,6 +130,11 @@ export function optionsOf(layout: Layout, panelId: string): PanelOptions {
   return layout.options.find(([id]) => id === panelId)?.[1] ?? DEFAULT_PANEL_OPTIONS;
 }
 
+/** The metrics a panel's chart reads: its own, and the metric on its x axis if it has one. */
+export function panelNeeds(panel: Panel, options: PanelOptions): string[] {
+  return options.xAxis === "metric" && options.xMetric ? [...panel.logNames, options.xMetric] : panel.logNames;
+}
+
 export function withOptions(layout: Layout, panelId: string, options: PanelOptions): Layout {
   return { ...layout, options: [...layout.options.filter(([id]) => id !== panelId), [panelId, options]] };
 }

@@ -7,7 +7,7 @@
 // reused. While a shown run is RUNNING, each refresh asks again for that run's visible metrics.
 // An unreachable server is retried with backoff; what was loaded stays.
 
-import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, ServerUnreachable } from "../../api.ts";
 import { backoffDelay } from "../../lib/retry.ts";
 import { type BatchSeries, batchPlan } from "../../lib/workspace.ts";
@@ -34,6 +34,8 @@ export function useWorkspaceSeries(
   runIds: readonly number[],
   /** Every panel's ID, in the order they are shown. */
   panelOrder: readonly string[],
+  /** The metrics of a panel known to be on screen before any panel is observed (none if unknown). */
+  inViewFirst: readonly string[],
   liveRunIds: readonly number[],
   liveTick: number,
 ): WorkspaceSeries {
@@ -116,6 +118,13 @@ export function useWorkspaceSeries(
       }
     if (lackingRuns.size > 0) request([...lackingRuns], [...lackingNames]);
   };
+
+  // A panel known to be in view asks as soon as its runs and names are known: the page lays out its
+  // panels and observes them meanwhile (~300 ms for 50 panels and the runs table, docs/benchmarks.md,
+  // "Workspace page"). Observed on screen later, its series are in flight or loaded, not asked again.
+  useLayoutEffect(() => {
+    if (inViewFirst.length > 0) requestLacking([...inViewFirst]);
+  }, [projectName, runIds.join(","), inViewFirst.join("\n"), retryTick]);
 
   // The first panel on screen asks on its own while it lacks series: its small answer draws it
   // without waiting for the whole window's (docs/benchmarks.md, "Workspace page"); then the rest.

@@ -20,6 +20,7 @@ import {
   minMaxBand,
   type Panel,
   type PanelOptions,
+  panelNeeds,
   SIDE_BY_SIDE,
   X_CHOICES,
   zoomStepWindow,
@@ -86,7 +87,7 @@ export function WorkspacePanel({
   // A panel lists every metric as a possible x only once its x menu is used (hundreds of options × every panel otherwise).
   const [listAll, setListAll] = useState(false);
   const xMetric = options.xAxis === "metric" && options.xMetric ? options.xMetric : null;
-  const needed = xMetric ? [...panel.logNames, xMetric] : panel.logNames;
+  const needed = panelNeeds(panel, options);
   const [zoom, setZoom] = useState<Zoom | null>(null);
   const [zoomError, setZoomError] = useState<string>();
   // A zoom belongs to one x axis and one set of metrics: another choice shows the whole range again.

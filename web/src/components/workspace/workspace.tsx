@@ -15,6 +15,7 @@ import {
   movePanel,
   nextCap,
   optionsOf,
+  panelNeeds,
   SIDE_BY_SIDE,
   removeCustomPanel,
   toggleCollapsed,
@@ -119,10 +120,14 @@ export function Workspace({
   );
   const metricNames = loaded.data?.metricNames ?? [];
   const sections = workspaceSections(metricNames, layout, search);
+  const besideTable = useMediaQuery(SIDE_BY_SIDE);
+  // Beside the table the first open section's first panel is in view from the first frame.
+  const firstPanel = besideTable ? sections.find(([section]) => !layout.collapsed.includes(section))?.[1][0] : undefined;
   const feed = useWorkspaceSeries(
     projectName,
     shown.map((run) => run.id),
     sections.flatMap(([, panels]) => panels.map((panel) => panel.id)),
+    firstPanel ? panelNeeds(firstPanel, optionsOf(layout, firstPanel.id)) : [],
     live,
     liveTick,
   );
@@ -133,7 +138,6 @@ export function Workspace({
   // Stacked, the charts wait for the table's first page (loading their runs and names meanwhile):
   // shown before it, they would sit on screen for a moment, fetch every panel there, then jump below
   // the table as it fills. Beside the table nothing moves, so they show and fetch at once.
-  const besideTable = useMediaQuery(SIDE_BY_SIDE);
   if (!tableReady && !besideTable) return null;
   return (
     <section class="workspace" aria-label="Workspace" data-testid="workspace">
