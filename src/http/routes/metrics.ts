@@ -38,10 +38,9 @@ export function metricRoutes({ store }: AppDeps): FastifyPluginAsyncTypebox {
         const { runId, projectName, logName, logGroup, logNames, limit, offset } = request.query;
         const [from, to] = stepWindow(request.query.stepMin, request.query.stepMax);
         const { orgId } = request.auth;
-        const found = await runInProjectWithSummaries(store, orgId, runId, projectName, { logName, logGroup });
-        const { run } = found;
+        const { run, summaries: all } = await runInProjectWithSummaries(store, orgId, runId, projectName, { logName, logGroup });
         const named = logNames && new Set(logNames);
-        const summaries = found.summaries.filter((summary) => !named || named.has(summary.logName));
+        const summaries = all.filter((summary) => !named || named.has(summary.logName));
         const page = takePage(
           summaries.slice(offset, offset + METRIC_PAGE_METRICS + 1),
           { limit: METRIC_PAGE_METRICS, offset, maxBytes: METRIC_PAGE_BYTES },
