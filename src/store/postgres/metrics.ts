@@ -91,17 +91,22 @@ async function appendRound(sql: Sql, runId: number, round: MetricSeries[], now: 
  */
 async function lockMetrics(sql: Sql, runId: number, logNames: string[]): Promise<Map<string, MetricRow>> {
   if (logNames.length === 0) return new Map();
-  // A metric new to the run is a name its project may not have listed yet (project_metric_names).
-  await run(
+  const created = await rows<{ log_name: string }>(
     sql,
-    `WITH created AS (
-       INSERT INTO metrics (run_id, log_name, log_group)
-       SELECT $1, n.name, n.grp FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS n(name, grp, i)
-       ORDER BY n.i ON CONFLICT (run_id, log_name) DO NOTHING RETURNING log_name)
-     INSERT INTO project_metric_names (project_id, log_name)
-     SELECT r.project_id, c.log_name FROM created c JOIN runs r ON r.id = $1 ORDER BY c.log_name ON CONFLICT DO NOTHING`,
+    `INSERT INTO metrics (run_id, log_name, log_group)
+     SELECT $1, n.name, n.grp FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS n(name, grp, i)
+     ORDER BY n.i ON CONFLICT (run_id, log_name) DO NOTHING RETURNING log_name`,
     [runId, logNames, logNames.map(logGroupOf)],
   );
+  // A metric new to the run is a name its project may not list yet (project_metric_names); most
+  // batches create none and skip this statement.
+  if (created.length > 0)
+    await run(
+      sql,
+      `INSERT INTO project_metric_names (project_id, log_name)
+       SELECT r.project_id, n.name FROM runs r, unnest($2::text[]) AS n(name) WHERE r.id = $1 ORDER BY n.name ON CONFLICT DO NOTHING`,
+      [runId, created.map((row) => row.log_name)],
+    );
   const found = await rows<MetricRow>(
     sql,
     `SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = $1 AND log_name = ANY($2::text[]) ORDER BY log_name FOR UPDATE`,
