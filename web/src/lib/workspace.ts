@@ -130,9 +130,13 @@ export function optionsOf(layout: Layout, panelId: string): PanelOptions {
   return layout.options.find(([id]) => id === panelId)?.[1] ?? DEFAULT_PANEL_OPTIONS;
 }
 
+/** The metric a panel's x axis reads, if it is set to another metric and one is chosen. */
+export const xMetricOf = (options: PanelOptions): string | null => (options.xAxis === "metric" && options.xMetric ? options.xMetric : null);
+
 /** The metrics a panel's chart reads: its own, and the metric on its x axis if it has one. */
 export function panelNeeds(panel: Panel, options: PanelOptions): string[] {
-  return options.xAxis === "metric" && options.xMetric ? [...panel.logNames, options.xMetric] : panel.logNames;
+  const xMetric = xMetricOf(options);
+  return xMetric ? [...panel.logNames, xMetric] : panel.logNames;
 }
 
 export function withOptions(layout: Layout, panelId: string, options: PanelOptions): Layout {

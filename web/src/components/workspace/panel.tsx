@@ -23,6 +23,7 @@ import {
   panelNeeds,
   SIDE_BY_SIDE,
   X_CHOICES,
+  xMetricOf,
   zoomStepWindow,
 } from "../../lib/workspace.ts";
 import { bucketsForRuns, type RunListItem } from "../../types.ts";
@@ -86,7 +87,7 @@ export function WorkspacePanel({
   const onScreen = inView || fullScreen;
   // A panel lists every metric as a possible x only once its x menu is used (hundreds of options × every panel otherwise).
   const [listAll, setListAll] = useState(false);
-  const xMetric = options.xAxis === "metric" && options.xMetric ? options.xMetric : null;
+  const xMetric = xMetricOf(options);
   const needed = panelNeeds(panel, options);
   const [zoom, setZoom] = useState<Zoom | null>(null);
   const [zoomError, setZoomError] = useState<string>();
