@@ -6,19 +6,30 @@ import { runInProjectWithSummaries } from "../../src/services/run-lookup.js";
 import type { MetricSeries } from "../../src/store/store.js";
 import { createTestDatabase } from "../helpers/postgres.js";
 
-/** Statements sent to PostgreSQL while `action` runs (each one a round trip). */
-async function statements(action: () => Promise<unknown>): Promise<number> {
-  let count = 0;
+type Query = typeof pg.Client.prototype.query;
+
+/** Runs `action` with every pg client query going through `wrap` (given the real query), then puts it back. */
+async function withQuery(wrap: (query: Query) => Query, action: () => Promise<unknown>): Promise<void> {
   const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    count++;
-    return (query as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof query;
+  pg.Client.prototype.query = wrap(query);
   try {
     await action();
   } finally {
     pg.Client.prototype.query = query;
   }
+}
+
+/** Statements sent to PostgreSQL while `action` runs (each one a round trip). */
+async function statements(action: () => Promise<unknown>): Promise<number> {
+  let count = 0;
+  await withQuery(
+    (query) =>
+      function (this: pg.Client, ...args: unknown[]) {
+        count++;
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as Query,
+    action,
+  );
   return count;
 }
 
@@ -29,25 +40,23 @@ async function statements(action: () => Promise<unknown>): Promise<number> {
 async function sequentialRoundTrips(action: () => Promise<unknown>): Promise<number> {
   let waits = 0;
   let outstanding = 0;
-  const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    if (outstanding++ === 0) waits++;
-    // The pool passes a callback; a transaction's client is awaited.
-    const callback = args.at(-1);
-    if (typeof callback === "function") {
-      args[args.length - 1] = (...results: unknown[]) => {
-        outstanding--;
-        return callback(...results);
-      };
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    }
-    return (query as (...a: unknown[]) => Promise<unknown>).apply(this, args).finally(() => outstanding--);
-  } as typeof query;
-  try {
-    await action();
-  } finally {
-    pg.Client.prototype.query = query;
-  }
+  await withQuery(
+    (query) =>
+      function (this: pg.Client, ...args: unknown[]) {
+        if (outstanding++ === 0) waits++;
+        // The pool passes a callback; a transaction's client is awaited.
+        const callback = args.at(-1);
+        if (typeof callback === "function") {
+          args[args.length - 1] = (...results: unknown[]) => {
+            outstanding--;
+            return callback(...results);
+          };
+          return (query as (...a: unknown[]) => unknown).apply(this, args);
+        }
+        return (query as (...a: unknown[]) => Promise<unknown>).apply(this, args).finally(() => outstanding--);
+      } as Query,
+    action,
+  );
   return waits;
 }
 
