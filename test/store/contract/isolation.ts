@@ -63,6 +63,7 @@ export function isolationContract(store: () => Store): void {
     assert.deepEqual(await s.listRunMetricSummaries(b, project.id, "train/loss"), []);
     assert.deepEqual(await s.listRunMetricSummaries(b, project.id, "train/loss", [id]), []);
     assert.deepEqual(await s.listMetricNames(b, project.id, { limit: 10 }), []);
+    assert.deepEqual(await s.listMetricNames(b, project.id, { limit: 10, runIds: [id] }), []);
     assert.deepEqual(await s.listConsoleLines(b, id, PAGE), { items: [], nextOffset: null, total: 0 });
     assert.deepEqual(await s.listDataRows(b, id, PAGE), { items: [], nextOffset: null });
     assert.equal(await s.getProjectByName(b, "shared-name"), undefined);
