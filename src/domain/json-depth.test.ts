@@ -17,5 +17,7 @@ describe("checkJsonDepth", () => {
       );
     }
     assert.throws(() => checkJsonDepth([1, { a: nested(MAX_JSON_DEPTH) }], "body"), /body: nested deeper/);
+    assert.throws(() => checkJsonDepth([nested(MAX_JSON_DEPTH)], "body"), /body: nested deeper/);
+    assert.doesNotThrow(() => checkJsonDepth([[1], nested(MAX_JSON_DEPTH - 2)], "body"));
   });
 });

@@ -21,22 +21,36 @@ import {
 } from "../metric-series.js";
 import type { Statements } from "./db.js";
 
+const CHUNK_ROW_COLUMNS = ["start_step", "end_step", "point_count", ...CHUNK_AGGREGATE_COLUMNS];
+
+/** A chunk row's values for points [from, to), in CHUNK_ROW_COLUMNS order. */
+function chunkRowValues(columns: PointColumns, from: number, to: number): (number | null)[] {
+  return [columns.steps[from]!, columns.steps[to - 1]!, to - from, ...aggregateValues(aggregateChunk(columns, from, to))];
+}
+
 /** Writes columns as chunks of at most MAX_CHUNK_POINTS points, each with its aggregates. */
 export function insertChunks(s: Statements, metricId: number, columns: PointColumns): void {
-  const chunkColumns = ["metric_id", "start_step", "end_step", "point_count", ...CHUNK_AGGREGATE_COLUMNS];
-  const insertMeta = s.get(`INSERT INTO metric_chunks (${chunkColumns.join(", ")}) VALUES (${chunkColumns.map(() => "?").join(", ")})`);
+  const insertMeta = s.get(
+    `INSERT INTO metric_chunks (metric_id, ${CHUNK_ROW_COLUMNS.join(", ")}) VALUES (?, ${CHUNK_ROW_COLUMNS.map(() => "?").join(", ")})`,
+  );
   const insertPoints = s.get("INSERT INTO metric_chunk_points (chunk_id, points) VALUES (?, ?)");
   for (let from = 0; from < columns.steps.length; from += MAX_CHUNK_POINTS) {
     const to = Math.min(from + MAX_CHUNK_POINTS, columns.steps.length);
-    const { lastInsertRowid } = insertMeta.run(
-      metricId,
-      columns.steps[from]!,
-      columns.steps[to - 1]!,
-      to - from,
-      ...aggregateValues(aggregateChunk(columns, from, to)),
-    );
+    const { lastInsertRowid } = insertMeta.run(metricId, ...chunkRowValues(columns, from, to));
     insertPoints.run(lastInsertRowid, encodeChunk(columns, from, to));
   }
+}
+
+/**
+ * Rewrites one chunk's two rows with `columns`, which fit one chunk (an append extends the last
+ * chunk only up to MAX_CHUNK_POINTS): two UPDATEs instead of two DELETEs and two INSERTs.
+ */
+export function rewriteChunk(s: Statements, chunkId: number, columns: PointColumns): void {
+  s.get(`UPDATE metric_chunks SET ${CHUNK_ROW_COLUMNS.map((column) => `${column} = ?`).join(", ")} WHERE id = ?`).run(
+    ...chunkRowValues(columns, 0, columns.steps.length),
+    chunkId,
+  );
+  s.get("UPDATE metric_chunk_points SET points = ? WHERE chunk_id = ?").run(encodeChunk(columns), chunkId);
 }
 
 export function deleteChunk(s: Statements, chunkId: number): void {

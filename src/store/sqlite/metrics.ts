@@ -6,7 +6,7 @@ import { appendsAfterLastStep, mergeIntoStored, planAppend } from "../metric-ser
 import { METRIC_COLUMNS, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricSeries } from "../store.js";
 import type { Statements } from "./db.js";
-import { chunksOverlapping, deleteChunk, insertChunks, loadChunk } from "./metric-chunks.js";
+import { chunksOverlapping, deleteChunk, insertChunks, loadChunk, rewriteChunk } from "./metric-chunks.js";
 import { summarizePiece } from "./metric-series.js";
 import { runExists, touchHeartbeat } from "./run-attributes.js";
 
@@ -55,8 +55,8 @@ function appendAfterLastStep(s: Statements, metric: MetricRow, incoming: PointCo
     | { id: number; point_count: number }
     | undefined;
   const plan = planAppend(toSummaryState(metric), last, (chunk) => loadChunk(s, chunk), incoming);
-  if (plan.replaces !== undefined) deleteChunk(s, plan.replaces);
-  insertChunks(s, metric.id, plan.columns);
+  if (plan.replaces !== undefined) rewriteChunk(s, plan.replaces, plan.columns);
+  else insertChunks(s, metric.id, plan.columns);
   return plan.summary;
 }
 
