@@ -6,7 +6,7 @@
  * Against a fresh Stepwise server started from this checkout; when MLflow's own server is set up on
  * this machine (MLFLOW_ENV, default /work/mlflow-env, built by the MLflow client tool's setup.sh),
  * the same load against it (with fewer ingest batches: it is much slower) and the ratio.
- * Environment: BENCH_BATCHES (per run, default 40), BENCH_REQUESTS (default 40), MLFLOW_ENV, MLFLOW_TOOL;
+ * Environment: BENCH_BATCHES (per run, default 160), BENCH_REQUESTS (default 40), MLFLOW_ENV, MLFLOW_TOOL;
  * BENCH_SKIP_SEARCH=1 measures log-batch alone; BENCH_PROFILE_DIR=<dir> makes the server write a V8 CPU
  * profile there (bench/lib/profile-top.ts lists where the time went).
  * `-- --database-url postgres://…/db` runs Stepwise on PostgreSQL, in a fresh database made on that
@@ -22,7 +22,8 @@ import { spawnServer } from "../test/helpers/start-server.js";
 import { DATABASE_SERVER_URL, freshDatabase } from "./lib/database.js";
 import { percentile, printFigures, type Figure } from "./lib/report.js";
 
-const BATCHES = Number(process.env.BENCH_BATCHES ?? 40);
+// 160 batches per run (1.28M points, a few seconds): fewer leave the figure to the JIT warming up.
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 160);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 40);
 const CONCURRENT_RUNS = 8;
 const SEARCH_RUNS = 500;
@@ -260,7 +261,8 @@ if (existsSync(`${MLFLOW_ENV}/src-2.17.2`) && existsSync(`${MLFLOW_TOOL}/env.sh`
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     const mlflow = await measure(
-      { name: "MLflow 2.17.2", url, headers: {}, pid: child.pid },
+      // No pid: MLflow's server answers from worker processes of its own, whose CPU its parent's /proc entry does not show.
+      { name: "MLflow 2.17.2", url, headers: {} },
       Math.max(1, Math.round(BATCHES / 10)),
       figures,
       false,
