@@ -43,20 +43,21 @@ export interface LatestMetric {
   key: string;
   value: number;
   step: number;
-  timestamp?: number;
+  timestamp: number;
 }
 
 /**
- * The latest value of each metric of a run, as MLflow defines it (the point at the highest step).
- * From the summaries; the point itself is read only when the last point is not finite (the summary
- * keeps the last finite value) or when timestamps are asked for.
+ * The latest point of each metric of a run, as MLflow defines it (the point at the highest step),
+ * with its client time. From the summaries; the point itself is read only when the summary cannot
+ * tell it: the last point is not finite (the summary keeps the last finite value) or its time is
+ * not kept (MetricSummary.lastTime).
  */
-export async function latestMetrics(store: Store, orgId: string, run: Run, withTimestamps: boolean): Promise<LatestMetric[]> {
+export async function latestMetrics(store: Store, orgId: string, run: Run): Promise<LatestMetric[]> {
   const out: LatestMetric[] = [];
   for (const summary of await store.listMetricSummaries(orgId, run.id)) {
     if (summary.lastStep === null) continue;
-    if (!withTimestamps && summary.lastValueStep === summary.lastStep && summary.lastValue !== null) {
-      out.push({ key: summary.logName, value: summary.lastValue, step: summary.lastStep });
+    if (summary.lastValueStep === summary.lastStep && summary.lastValue !== null && summary.lastTime !== null) {
+      out.push({ key: summary.logName, value: summary.lastValue, step: summary.lastStep, timestamp: summary.lastTime });
       continue;
     }
     const [point] = await store.readMetricPoints(orgId, run.id, summary.logName, summary.lastStep, summary.lastStep, 1);

@@ -122,6 +122,7 @@ export const COPY_TABLES: readonly CopyTable[] = [
     last_step: "integer",
     last_value: "real",
     last_value_step: "integer",
+    last_time: "real",
   }),
   t("project_metric_names", ["project_id", "log_name"], { project_id: "integer", log_name: "text" }),
   t("metric_chunks", ["id"], {

@@ -30,6 +30,16 @@ export type ChunkSummaryRow = [number, number, number, number, number | null, nu
 
 // Writes.
 
+/**
+ * The client time of the point at a metric's last step once `incoming` is written (`lastStep` is the
+ * summary's after the write): the incoming point's when it holds that step (ascending steps, so
+ * it is the last one), else the stored time, which may be null (not known: the point must be read).
+ */
+export function lastTimeAfter(storedLastTime: number | null, lastStep: number | null, incoming: PointColumns): number | null {
+  const last = incoming.steps.length - 1;
+  return last >= 0 && incoming.steps[last] === lastStep ? incoming.times[last]! : storedLastTime;
+}
+
 /** The common case of ingest: every incoming step is past the stored ones, so nothing is replaced. */
 export function appendsAfterLastStep(storedLastStep: number | null, incoming: PointColumns): boolean {
   return storedLastStep === null || incoming.steps[0]! > storedLastStep;

@@ -3,7 +3,17 @@ import type { ColumnSort } from "../domain/run-list.js";
 import type { RunStatus, StatusSource } from "../domain/status.js";
 import type { MetricSummaryState } from "../domain/summaries.js";
 import { logGroupOf } from "../domain/log-names.js";
-import type { ApiKeyRecord, MlflowCandidate, Organization, Project, Run, RunCandidate, StatusEvent, StoredFile } from "./store.js";
+import type {
+  ApiKeyRecord,
+  MetricSummary,
+  MlflowCandidate,
+  Organization,
+  Project,
+  Run,
+  RunCandidate,
+  StatusEvent,
+  StoredFile,
+} from "./store.js";
 
 /**
  * Rows as both backends select them (the tables have the same columns in SQLite and PostgreSQL)
@@ -245,15 +255,26 @@ export interface MetricRow {
   last_step: number | null;
   last_value: number | null;
   last_value_step: number | null;
+  last_time: number | null;
 }
 
 export const METRIC_COLUMNS =
-  "id, run_id, log_name, log_group, count, non_finite_count, min, max, mean, stddev, first_step, last_step, last_value, last_value_step";
+  "id, run_id, log_name, log_group, count, non_finite_count, min, max, mean, stddev, first_step, last_step, last_value, last_value_step, last_time";
 
 /** METRIC_COLUMNS qualified with the alias `m`, for joins. */
 export const METRIC_COLUMNS_OF_M = METRIC_COLUMNS.split(", ")
   .map((column) => `m.${column}`)
   .join(", ");
+
+/** A metric's summary with its names; the last point's time comes only from the run's own metric row (MetricSummary.lastTime). */
+export function namedSummary(
+  logName: string,
+  summary: MetricSummaryState,
+  logGroup: string,
+  lastTime: number | null = null,
+): MetricSummary {
+  return { logName, logGroup, ...summary, lastTime };
+}
 
 export const toSummaryState = (row: MetricRow): MetricSummaryState => ({
   count: row.count,

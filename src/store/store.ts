@@ -265,6 +265,12 @@ export interface MetricSummary extends MetricSummaryState {
   logName: string;
   /** The part of logName before its last `/`; "" when there is none. */
   logGroup: string;
+  /**
+   * Client time of the point at lastStep, when the store keeps it: null for a metric not written
+   * since that time was kept (migration 0011 on SQLite, 0005 on PostgreSQL) and for a summary over
+   * a fork's inherited points. Null means "read the point", never "no time".
+   */
+  lastTime: number | null;
 }
 
 export interface ConsoleLine {

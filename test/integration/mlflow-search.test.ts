@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { ApiClient } from "../helpers/client.js";
+import { ingest, toNdjson } from "../helpers/ingest.js";
 import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
 
 /** MLflow's runs/search over HTTP: the filter grammar per operator and type, order_by, view types, paging over 200+ runs. */
@@ -165,6 +166,42 @@ describe("MLflow's run search", () => {
     }
     const unknown = await client.post(`${API}/runs/search`, { experiment_ids: ["424242"] });
     assert.equal(unknown.body.error_code, "RESOURCE_DOES_NOT_EXIST");
+  });
+
+  it("answers each run's latest metrics with the client time of that point, as runs/get does", async () => {
+    const { client: own } = await makeOrg(test);
+    const experiment = (await own.post(`${API}/experiments/create`, { name: "latest" })).body.experiment_id as string;
+    const runId = (await own.post(`${API}/runs/create`, { experiment_id: experiment })).body.run.info.run_id as string;
+    const log = async (metrics: { value: number | string; timestamp: number; step: number }[]) =>
+      assert.equal(
+        (await own.post(`${API}/runs/log-batch`, { run_id: runId, metrics: metrics.map((m) => ({ key: "m", ...m })) })).status,
+        200,
+      );
+    const latest = async () => {
+      const found = await own.post(`${API}/runs/search`, { experiment_ids: [experiment], filter: `attributes.run_id = '${runId}'` });
+      const got = (await own.get(`${API}/runs/get`, { run_id: runId })).body.run.data.metrics;
+      assert.deepEqual(found.body.runs[0].data.metrics, got, "search and runs/get agree");
+      return got;
+    };
+    await log([0, 1, 2, 3].map((step) => ({ value: step, timestamp: 1000 + step, step })));
+    assert.deepEqual(await latest(), [{ key: "m", value: 3, timestamp: 1003, step: 3 }]);
+    await log([{ value: 9, timestamp: 2000, step: 3 }]); // the last step sent again: its new time
+    assert.deepEqual(await latest(), [{ key: "m", value: 9, timestamp: 2000, step: 3 }]);
+    await log([{ value: 5, timestamp: 3000, step: 1 }]); // an earlier step: the latest point is unchanged
+    assert.deepEqual(await latest(), [{ key: "m", value: 9, timestamp: 2000, step: 3 }]);
+    await log([{ value: "NaN", timestamp: 4000, step: 4 }]);
+    assert.deepEqual(await latest(), [{ key: "m", value: "NaN", timestamp: 4000, step: 4 }]);
+
+    // Logged through Stepwise's protocol, and a fork's inherited points (the summary of a lineage keeps no time: the point is read).
+    const parent = await own.createRun({ projectName: "latest", runName: "parent" });
+    await ingest(own, "metrics", parent, toNdjson([1, 2, 3].map((step) => ({ step, time: 5000 + step, data: { n: step } }))));
+    await own.createRun({ projectName: "latest", runName: "child", forkRunId: parent.runId, forkStep: 2 });
+    const found = (await own.post(`${API}/runs/search`, { experiment_ids: [experiment], filter: "attributes.run_name != 'x'" })).body.runs;
+    const metricsOf = new Map(
+      found.map((run: { info: { run_name: string }; data: { metrics: unknown } }) => [run.info.run_name, run.data.metrics]),
+    );
+    assert.deepEqual(metricsOf.get("parent"), [{ key: "n", value: 3, timestamp: 5003, step: 3 }]);
+    assert.deepEqual(metricsOf.get("child"), [{ key: "n", value: 2, timestamp: 5002, step: 2 }]);
   });
 
   it("accepts max_results up to 50,000 and returns the run data MLflow's client reads", async () => {

@@ -10,7 +10,7 @@ import { logGroupOf } from "../../domain/log-names.js";
 import type { Point, SampledPoint } from "../../domain/sampling.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { combineSegmentSummaries, searchNames } from "../metric-series.js";
-import { METRIC_COLUMNS_OF_M, toSummaryState, type MetricRow } from "../rows.js";
+import { METRIC_COLUMNS_OF_M, namedSummary, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricNameQuery, MetricSummary, RunMetricSummary } from "../store.js";
 import { arrays, rows, type Sql } from "./db.js";
 import { readSegments, sampleSegments, summarizePiece } from "./metric-series.js";
@@ -70,10 +70,6 @@ async function summarizeSegments(sql: Sql, segments: Segment[], ownRow?: MetricR
   return combineSegmentSummaries(parts);
 }
 
-function withNames(logName: string, summary: MetricSummaryState, logGroup: string): MetricSummary {
-  return { logName, logGroup, ...summary };
-}
-
 /** Summaries of every metric of the run, inherited points included, by name. */
 export async function listMetricSummaries(
   sql: Sql,
@@ -93,7 +89,7 @@ export async function listMetricSummaries(
   if (found.length === 0) return [];
   const own = found.filter((row): row is MetricRow & { forked: number | null } => row.id !== null);
   const chain = found[0]!.forked === null ? [] : await lineage(sql, orgId, runId);
-  if (chain.length <= 1) return own.map((row) => withNames(row.log_name, toSummaryState(row), row.log_group));
+  if (chain.length <= 1) return own.map((row) => namedSummary(row.log_name, toSummaryState(row), row.log_group, row.last_time));
   const byName = new Map(own.map((row) => [row.log_name, row]));
   const inherited = await rows<{ log_name: string }>(
     sql,
@@ -105,7 +101,7 @@ export async function listMetricSummaries(
   const out: MetricSummary[] = [];
   for (const name of [...names].sort()) {
     const summary = await summarizeSegments(sql, await segmentsFor(sql, chain, name), byName.get(name));
-    if (summary) out.push(withNames(name, summary, byName.get(name)?.log_group ?? logGroupOf(name)));
+    if (summary) out.push(namedSummary(name, summary, byName.get(name)?.log_group ?? logGroupOf(name)));
   }
   return out;
 }
@@ -125,7 +121,7 @@ export async function listMetricSummariesOfRuns(sql: Sql, orgId: string, runIds:
      WHERE r.org_id = $1 AND r.forked_from_run_id IS NULL AND r.id = ANY($2::bigint[]) ORDER BY m.run_id, m.log_name`,
     [orgId, runIds],
   );
-  for (const row of own) out.get(row.run_id)!.push(withNames(row.log_name, toSummaryState(row), row.log_group));
+  for (const row of own) out.get(row.run_id)!.push(namedSummary(row.log_name, toSummaryState(row), row.log_group, row.last_time));
   return out;
 }
 

@@ -2,7 +2,7 @@ import { ALL_STEPS } from "../../domain/lineage.js";
 import { logGroupOf } from "../../domain/log-names.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { columnsOf, concatColumns, decodeChunk, SMALL_CHUNK_POINTS, type PointColumns } from "../metric-chunks.js";
-import { appendsAfterLastStep, mergeIntoStored, planAppend } from "../metric-series.js";
+import { appendsAfterLastStep, lastTimeAfter, mergeIntoStored, planAppend } from "../metric-series.js";
 import { METRIC_COLUMNS, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricSeries } from "../store.js";
 import { rows, run, type Sql } from "./db.js";
@@ -76,10 +76,16 @@ async function appendRound(sql: Sql, runId: number, round: MetricSeries[], now: 
     (appendsAfterLastStep(metric.last_step, incoming) ? appends : merges).push({ metric, incoming });
     accepted += one.steps.length;
   }
-  const summaries = await appendAfterLastSteps(sql, appends);
-  for (const { metric, incoming } of merges)
-    summaries.push({ metricId: metric.id, summary: await mergeIntoStoredSteps(sql, metric, incoming) });
-  await writeSummaries(sql, summaries);
+  const written = await appendAfterLastSteps(sql, appends);
+  for (const { metric, incoming } of merges) written.push(await mergeIntoStoredSteps(sql, metric, incoming));
+  await writeSummaries(
+    sql,
+    [...appends, ...merges].map(({ metric, incoming }, i) => ({
+      metricId: metric.id,
+      summary: written[i]!,
+      lastTime: lastTimeAfter(metric.last_time, written[i]!.lastStep, incoming),
+    })),
+  );
   return accepted;
 }
 
@@ -116,10 +122,7 @@ async function lockMetrics(sql: Sql, runId: number, logNames: string[]): Promise
 }
 
 /** The common case: every incoming step is past the stored ones, so nothing is replaced; all metrics at once. */
-async function appendAfterLastSteps(
-  sql: Sql,
-  appends: { metric: MetricRow; incoming: PointColumns }[],
-): Promise<{ metricId: number; summary: MetricSummaryState }[]> {
+async function appendAfterLastSteps(sql: Sql, appends: { metric: MetricRow; incoming: PointColumns }[]): Promise<MetricSummaryState[]> {
   const last = await lastChunks(
     sql,
     appends.map(({ metric }) => metric.id),
@@ -133,7 +136,7 @@ async function appendAfterLastSteps(
     const plan = planAppend(toSummaryState(metric), chunk, () => decodeChunk(chunk!.points!, chunk!.point_count), incoming);
     if (plan.replaces !== undefined) replaced.push(plan.replaces);
     writes.push({ metricId: metric.id, columns: plan.columns });
-    return { metricId: metric.id, summary: plan.summary };
+    return plan.summary;
   });
   await deleteChunks(sql, replaced);
   await insertChunks(sql, writes);
@@ -154,17 +157,21 @@ async function mergeIntoStoredSteps(sql: Sql, metric: MetricRow, incoming: Point
   return merge.summary === "rescan" ? summarizePiece(sql, metric.id, 0, ALL_STEPS) : merge.summary;
 }
 
-/** Writes the summaries of many metrics in one statement. */
-export async function writeSummaries(sql: Sql, summaries: { metricId: number; summary: MetricSummaryState }[]): Promise<void> {
+/** Writes the summaries (and last points' client times, see lastTimeAfter) of many metrics in one statement. */
+async function writeSummaries(
+  sql: Sql,
+  summaries: { metricId: number; summary: MetricSummaryState; lastTime: number | null }[],
+): Promise<void> {
   if (summaries.length === 0) return;
   const column = <T>(of: (summary: MetricSummaryState) => T) => summaries.map(({ summary }) => of(summary));
   await run(
     sql,
     `UPDATE metrics AS m SET count = s.count, non_finite_count = s.non_finite_count, min = s.min, max = s.max, mean = s.mean,
-            stddev = s.stddev, first_step = s.first_step, last_step = s.last_step, last_value = s.last_value, last_value_step = s.last_value_step
+            stddev = s.stddev, first_step = s.first_step, last_step = s.last_step, last_value = s.last_value,
+            last_value_step = s.last_value_step, last_time = s.last_time
      FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $8::bigint[],
-                 $9::bigint[], $10::float8[], $11::bigint[])
-       AS s(id, count, non_finite_count, min, max, mean, stddev, first_step, last_step, last_value, last_value_step)
+                 $9::bigint[], $10::float8[], $11::bigint[], $12::float8[])
+       AS s(id, count, non_finite_count, min, max, mean, stddev, first_step, last_step, last_value, last_value_step, last_time)
      WHERE m.id = s.id`,
     [
       summaries.map(({ metricId }) => metricId),
@@ -178,6 +185,7 @@ export async function writeSummaries(sql: Sql, summaries: { metricId: number; su
       column((s) => s.lastStep),
       column((s) => s.lastValue),
       column((s) => s.lastValueStep),
+      summaries.map(({ lastTime }) => lastTime),
     ],
   );
 }

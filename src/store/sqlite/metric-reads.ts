@@ -3,7 +3,7 @@ import { logGroupOf } from "../../domain/log-names.js";
 import { samplePoints, type Point, type SampledPoint } from "../../domain/sampling.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { combineSegmentSummaries, searchNames } from "../metric-series.js";
-import { METRIC_COLUMNS, METRIC_COLUMNS_OF_M, toSummaryState, type MetricRow } from "../rows.js";
+import { METRIC_COLUMNS, METRIC_COLUMNS_OF_M, namedSummary, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricNameQuery, MetricSummary, RunMetricSummary } from "../store.js";
 import type { Statements } from "./db.js";
 import { readSegments, storedSeries, summarizePiece } from "./metric-series.js";
@@ -39,10 +39,6 @@ function summarizeSegments(s: Statements, segments: Segment[], ownRow?: MetricRo
   );
 }
 
-function withNames(logName: string, summary: MetricSummaryState, logGroup: string): MetricSummary {
-  return { logName, logGroup, ...summary };
-}
-
 /** Summaries of every metric of the run, inherited points included, by name. */
 export function listMetricSummaries(
   s: Statements,
@@ -57,7 +53,7 @@ export function listMetricSummaries(
       `SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = ? AND (? IS NULL OR log_name = ?) AND (? IS NULL OR log_group = ?) ORDER BY log_name`,
     )
     .all(runId, filter.logName ?? null, filter.logName ?? null, filter.logGroup ?? null, filter.logGroup ?? null) as MetricRow[];
-  if (chain.length === 1) return own.map((row) => withNames(row.log_name, toSummaryState(row), row.log_group));
+  if (chain.length === 1) return own.map((row) => namedSummary(row.log_name, toSummaryState(row), row.log_group, row.last_time));
 
   const rows = new Map(own.map((row) => [row.log_name, row]));
   const names = new Set(rows.keys());
@@ -72,7 +68,7 @@ export function listMetricSummaries(
   const out: MetricSummary[] = [];
   for (const name of [...names].sort()) {
     const summary = summarizeSegments(s, segmentsFor(s, chain, name), rows.get(name));
-    if (summary) out.push(withNames(name, summary, rows.get(name)?.log_group ?? logGroupOf(name)));
+    if (summary) out.push(namedSummary(name, summary, rows.get(name)?.log_group ?? logGroupOf(name)));
   }
   return out;
 }
@@ -91,7 +87,7 @@ export function listMetricSummariesOfRuns(s: Statements, orgId: string, runIds: 
        WHERE r.org_id = ? AND r.forked_from_run_id IS NULL AND r.id IN (SELECT value FROM json_each(?)) ORDER BY m.run_id, m.log_name`,
     )
     .all(orgId, ids) as MetricRow[];
-  for (const row of rows) out.get(row.run_id)!.push(withNames(row.log_name, toSummaryState(row), row.log_group));
+  for (const row of rows) out.get(row.run_id)!.push(namedSummary(row.log_name, toSummaryState(row), row.log_group, row.last_time));
   return out;
 }
 

@@ -2,7 +2,7 @@ import { logGroupOf } from "../../domain/log-names.js";
 import { ALL_STEPS } from "../../domain/lineage.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { columnsOf, concatColumns, type PointColumns } from "../metric-chunks.js";
-import { appendsAfterLastStep, mergeIntoStored, planAppend } from "../metric-series.js";
+import { appendsAfterLastStep, lastTimeAfter, mergeIntoStored, planAppend } from "../metric-series.js";
 import { METRIC_COLUMNS, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricSeries } from "../store.js";
 import type { Statements } from "./db.js";
@@ -25,6 +25,9 @@ export function appendMetricPoints(s: Statements, orgId: string, runId: number, 
       ? appendAfterLastStep(s, metric, incoming)
       : mergeIntoStoredSteps(s, metric, incoming);
     writeSummary(s, metric.id, summary);
+    // Its own statement: writeSummary also serves migration 0005, which runs before this column exists.
+    const lastTime = lastTimeAfter(metric.last_time, summary.lastStep, incoming);
+    if (lastTime !== metric.last_time) s.get("UPDATE metrics SET last_time = ? WHERE id = ?").run(lastTime, metric.id);
     accepted += one.steps.length;
   }
   touchHeartbeat(s, runId, now);

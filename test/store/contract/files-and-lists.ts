@@ -109,6 +109,27 @@ export function fileAndListContract(store: () => Store): void {
     ]);
   });
 
+  it("keeps the client time of each metric's last point with its summary; none for a fork's inherited points", async () => {
+    const s = store();
+    const orgId = await newOrg(s);
+    const runId = (await s.createRun(orgId, runInput(), ACTOR)).run.id;
+    const write = (steps: number[], times: number[]) =>
+      s.appendMetricPoints(orgId, runId, [{ logName: "m", steps, values: steps.map(() => 1), times }], T0);
+    const lastTime = async (id = runId) => (await s.listMetricSummaries(orgId, id)).map((summary) => [summary.lastStep, summary.lastTime]);
+    await write([0, 1, 2], [10, 11, 12]);
+    assert.deepEqual(await lastTime(), [[2, 12]], "an append");
+    await write([2], [20]);
+    assert.deepEqual(await lastTime(), [[2, 20]], "the last step written again");
+    await write([0, 1], [30, 31]);
+    assert.deepEqual(await lastTime(), [[2, 20]], "earlier steps leave it");
+    await write([1, 3], [40, 41]);
+    assert.deepEqual(await lastTime(), [[3, 41]], "a write past the end and before it");
+    const fork = { runId, step: 1, inheritConfig: false, inheritTags: false };
+    const child = (await s.createRun(orgId, runInput({ name: "child", fork }), ACTOR)).run.id;
+    assert.deepEqual(await lastTime(child), [[1, null]], "a lineage's summary: the point must be read");
+    assert.deepEqual((await s.listMetricSummariesOfRuns(orgId, [runId])).get(runId)![0]!.lastTime, 41);
+  });
+
   it("lists the metric summaries of many runs at once, as listMetricSummaries does for each, forks included", async () => {
     const s = store();
     const orgId = await newOrg(s);

@@ -166,7 +166,7 @@ export function runJson(run: Run, metrics: LatestMetric[]) {
       metrics: metrics.map((m) => ({
         key: m.key,
         value: metricValueJson(m.value),
-        ...(m.timestamp !== undefined ? { timestamp: m.timestamp } : {}),
+        timestamp: m.timestamp,
         step: m.step,
       })),
       params: [...paramsOf(run.config)].map(([key, value]) => ({ key, value })),

@@ -263,7 +263,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
 
     get("/runs/get", async (request) => {
       const run = await findRun(store, orgOf(request), runIdOf(fieldsOf(request)));
-      return { run: runJson(run, await latestMetrics(store, orgOf(request), run, true)) };
+      return { run: runJson(run, await latestMetrics(store, orgOf(request), run)) };
     });
 
     post("/runs/update", async (request) => {
@@ -325,7 +325,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
         viewType: viewTypeOf(optionalString(fields, "run_view_type")),
       });
       const runs = [];
-      for (const run of result.runs) runs.push(runJson(run, await latestMetrics(store, orgId, run, false)));
+      for (const run of result.runs) runs.push(runJson(run, await latestMetrics(store, orgId, run)));
       return { runs, ...(result.nextPageToken ? { next_page_token: result.nextPageToken } : {}) };
     });
 
