@@ -14,7 +14,7 @@ import {
   type SortValue,
 } from "../domain/mlflow/search.js";
 import { isTerminal } from "../domain/status.js";
-import type { MlflowCandidate, Project, Run, Store } from "../store/store.js";
+import type { MetricSummary, MlflowCandidate, Project, Run, Store } from "../store/store.js";
 
 /** Workflows of MLflow's protocol over the store (docs/api.md, "MLflow's REST API"). */
 
@@ -53,14 +53,29 @@ export interface LatestMetric {
  * not kept (MetricSummary.lastTime).
  */
 export async function latestMetrics(store: Store, orgId: string, run: Run): Promise<LatestMetric[]> {
+  return latestOf(store, orgId, run.id, await store.listMetricSummaries(orgId, run.id));
+}
+
+/** latestMetrics of many runs (a search's page), their summaries read at once. */
+export async function latestMetricsOfRuns(store: Store, orgId: string, runs: Run[]): Promise<Map<number, LatestMetric[]>> {
+  const summaries = await store.listMetricSummariesOfRuns(
+    orgId,
+    runs.map((run) => run.id),
+  );
+  const out = new Map<number, LatestMetric[]>();
+  for (const run of runs) out.set(run.id, await latestOf(store, orgId, run.id, summaries.get(run.id) ?? []));
+  return out;
+}
+
+async function latestOf(store: Store, orgId: string, runId: number, summaries: MetricSummary[]): Promise<LatestMetric[]> {
   const out: LatestMetric[] = [];
-  for (const summary of await store.listMetricSummaries(orgId, run.id)) {
+  for (const summary of summaries) {
     if (summary.lastStep === null) continue;
     if (summary.lastValueStep === summary.lastStep && summary.lastValue !== null && summary.lastTime !== null) {
       out.push({ key: summary.logName, value: summary.lastValue, step: summary.lastStep, timestamp: summary.lastTime });
       continue;
     }
-    const [point] = await store.readMetricPoints(orgId, run.id, summary.logName, summary.lastStep, summary.lastStep, 1);
+    const [point] = await store.readMetricPoints(orgId, runId, summary.logName, summary.lastStep, summary.lastStep, 1);
     if (point) out.push({ key: summary.logName, value: point.value, step: point.step, timestamp: point.time });
   }
   return out;

@@ -25,7 +25,15 @@ import {
   type SortValue,
 } from "../../../domain/mlflow/search.js";
 import { DomainError } from "../../../domain/errors.js";
-import { checkActive, findExperiment, findRun, latestMetrics, searchRuns, type ViewType } from "../../../services/mlflow.js";
+import {
+  checkActive,
+  findExperiment,
+  findRun,
+  latestMetrics,
+  latestMetricsOfRuns,
+  searchRuns,
+  type ViewType,
+} from "../../../services/mlflow.js";
 import type { MetricSeries, Project, Run } from "../../../store/store.js";
 import { actorOf } from "../../auth.js";
 import { experimentJson, fieldsOf, listOf, optionalString, requiredString, runIdOf, runInfoJson, runJson } from "./common.js";
@@ -324,8 +332,8 @@ export function trackingRoutes({ store, clock }: AppDeps) {
         pageToken: optionalString(fields, "page_token"),
         viewType: viewTypeOf(optionalString(fields, "run_view_type")),
       });
-      const runs = [];
-      for (const run of result.runs) runs.push(runJson(run, await latestMetrics(store, orgId, run)));
+      const metrics = await latestMetricsOfRuns(store, orgId, result.runs);
+      const runs = result.runs.map((run) => runJson(run, metrics.get(run.id)!));
       return { runs, ...(result.nextPageToken ? { next_page_token: result.nextPageToken } : {}) };
     });
 
