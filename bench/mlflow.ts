@@ -248,7 +248,8 @@ if (existsSync(`${MLFLOW_ENV}/src-2.17.2`) && existsSync(`${MLFLOW_TOOL}/env.sh`
       "--port",
       String(port),
     ],
-    { env: { ...process.env, PYTHONPATH: pythonPath }, stdio: "ignore" },
+    // A process group of its own: MLflow's server runs gunicorn, whose workers outlive a signal to the parent alone.
+    { env: { ...process.env, PYTHONPATH: pythonPath }, stdio: "ignore", detached: true },
   );
   try {
     const url = `http://127.0.0.1:${port}`;
@@ -273,7 +274,9 @@ if (existsSync(`${MLFLOW_ENV}/src-2.17.2`) && existsSync(`${MLFLOW_TOOL}/env.sh`
   } catch (error) {
     console.log(`  MLflow's own server: skipped — ${(error as Error).message}`);
   } finally {
-    child.kill("SIGTERM");
+    try {
+      process.kill(-child.pid!, "SIGTERM");
+    } catch {} // already gone
     rmSync(root, { recursive: true, force: true });
   }
 } else {
