@@ -112,7 +112,8 @@ async function ingest(
   await Promise.all(
     runs.map(async (runId) => {
       const head = Buffer.from(`{"run_id":"${runId}","metrics":`);
-      for (let b = 0; b < batches; b++) await post(target, "/runs/log-batch", Buffer.concat([head, metricTexts[b]!, Buffer.from("}")]));
+      const tail = Buffer.from("}");
+      for (let b = 0; b < batches; b++) await post(target, "/runs/log-batch", Buffer.concat([head, metricTexts[b]!, tail]));
     }),
   );
   const seconds = (performance.now() - started) / 1000;
