@@ -167,9 +167,13 @@ describe("web UI in headless Chromium", () => {
     assert.match(page.url(), /search=lr-0.01/, "the search is in the URL");
     await page.getByPlaceholder("Search names").fill("");
     await page.getByRole("button", { name: "Search", exact: true }).click();
+    // The search's one row would satisfy "one row" before the filtered list arrives: wait for all three first.
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=runs-table] tbody tr").length === 3);
     await page.getByLabel("completed").check();
-    await page.waitForFunction(() => document.querySelectorAll("[data-testid=runs-table] tbody tr").length === 1);
-    assert.match(await rows.first().innerText(), /resnet-baseline/);
+    await page.waitForFunction(() => {
+      const shown = document.querySelectorAll("[data-testid=runs-table] tbody tr");
+      return shown.length === 1 && shown[0]!.textContent!.includes("resnet-baseline");
+    });
     await page.getByLabel("completed").uncheck();
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=runs-table] tbody tr").length === 3);
 
