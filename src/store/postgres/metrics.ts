@@ -76,17 +76,22 @@ async function appendRound(sql: Sql, runId: number, round: MetricSeries[], now: 
     (appendsAfterLastStep(metric.last_step, incoming) ? appends : merges).push({ metric, incoming });
     accepted += one.steps.length;
   }
-  const written = await appendAfterLastSteps(sql, appends);
-  for (const { metric, incoming } of merges) written.push(await mergeIntoStoredSteps(sql, metric, incoming));
-  await writeSummaries(
-    sql,
-    [...appends, ...merges].map(({ metric, incoming }, i) => ({
-      metricId: metric.id,
-      summary: written[i]!,
-      lastTime: lastTimeAfter(metric.last_time, written[i]!.lastStep, incoming),
-    })),
-  );
+  const summaries = await appendAfterLastSteps(sql, appends);
+  for (const { metric, incoming } of merges)
+    summaries.push(summaryWrite(metric, incoming, await mergeIntoStoredSteps(sql, metric, incoming)));
+  await writeSummaries(sql, summaries);
   return accepted;
+}
+
+/** What writeSummaries writes for one metric: its summary and the client time of its last point. */
+interface SummaryWrite {
+  metricId: number;
+  summary: MetricSummaryState;
+  lastTime: number | null;
+}
+
+function summaryWrite(metric: MetricRow, incoming: PointColumns, summary: MetricSummaryState): SummaryWrite {
+  return { metricId: metric.id, summary, lastTime: lastTimeAfter(metric.last_time, summary.lastStep, incoming) };
 }
 
 /**
@@ -122,7 +127,7 @@ async function lockMetrics(sql: Sql, runId: number, logNames: string[]): Promise
 }
 
 /** The common case: every incoming step is past the stored ones, so nothing is replaced; all metrics at once. */
-async function appendAfterLastSteps(sql: Sql, appends: { metric: MetricRow; incoming: PointColumns }[]): Promise<MetricSummaryState[]> {
+async function appendAfterLastSteps(sql: Sql, appends: { metric: MetricRow; incoming: PointColumns }[]): Promise<SummaryWrite[]> {
   const last = await lastChunks(
     sql,
     appends.map(({ metric }) => metric.id),
@@ -136,7 +141,7 @@ async function appendAfterLastSteps(sql: Sql, appends: { metric: MetricRow; inco
     const plan = planAppend(toSummaryState(metric), chunk, () => decodeChunk(chunk!.points!, chunk!.point_count), incoming);
     if (plan.replaces !== undefined) replaced.push(plan.replaces);
     writes.push({ metricId: metric.id, columns: plan.columns });
-    return plan.summary;
+    return summaryWrite(metric, incoming, plan.summary);
   });
   await deleteChunks(sql, replaced);
   await insertChunks(sql, writes);
@@ -158,10 +163,7 @@ async function mergeIntoStoredSteps(sql: Sql, metric: MetricRow, incoming: Point
 }
 
 /** Writes the summaries (and last points' client times, see lastTimeAfter) of many metrics in one statement. */
-async function writeSummaries(
-  sql: Sql,
-  summaries: { metricId: number; summary: MetricSummaryState; lastTime: number | null }[],
-): Promise<void> {
+async function writeSummaries(sql: Sql, summaries: SummaryWrite[]): Promise<void> {
   if (summaries.length === 0) return;
   const column = <T>(of: (summary: MetricSummaryState) => T) => summaries.map(({ summary }) => of(summary));
   await run(

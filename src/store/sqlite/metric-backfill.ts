@@ -1,6 +1,6 @@
 import { aggregateChunk, aggregateValues, CHUNK_AGGREGATE_COLUMNS, decodeChunk } from "../metric-chunks.js";
 import { Statements, type Db } from "./db.js";
-import { writeSummary } from "./metrics.js";
+import { SUMMARY_ASSIGNMENTS, summaryValues } from "./metrics.js";
 import { summarizePiece } from "./metric-series.js";
 
 /**
@@ -23,7 +23,9 @@ export function backfillMetricAggregates(db: Db): void {
     }
     after = chunks[chunks.length - 1]!.id;
   }
+  // The summary columns only: last_time comes with migration 0011.
+  const writeSummary = s.get(`UPDATE metrics SET ${SUMMARY_ASSIGNMENTS} WHERE id = ?`);
   for (const { id } of s.get("SELECT id FROM metrics").all() as { id: number }[]) {
-    writeSummary(s, id, summarizePiece(s, id, 0, Number.MAX_SAFE_INTEGER));
+    writeSummary.run(...summaryValues(summarizePiece(s, id, 0, Number.MAX_SAFE_INTEGER)), id);
   }
 }

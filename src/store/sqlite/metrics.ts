@@ -24,10 +24,7 @@ export function appendMetricPoints(s: Statements, orgId: string, runId: number, 
     const summary = appendsAfterLastStep(metric.last_step, incoming)
       ? appendAfterLastStep(s, metric, incoming)
       : mergeIntoStoredSteps(s, metric, incoming);
-    writeSummary(s, metric.id, summary);
-    // Its own statement: writeSummary also serves migration 0005, which runs before this column exists.
-    const lastTime = lastTimeAfter(metric.last_time, summary.lastStep, incoming);
-    if (lastTime !== metric.last_time) s.get("UPDATE metrics SET last_time = ? WHERE id = ?").run(lastTime, metric.id);
+    writeSummary(s, metric.id, summary, lastTimeAfter(metric.last_time, summary.lastStep, incoming));
     accepted += one.steps.length;
   }
   touchHeartbeat(s, runId, now);
@@ -75,11 +72,12 @@ function mergeIntoStoredSteps(s: Statements, metric: MetricRow, incoming: PointC
   return merge.summary === "rescan" ? summarizePiece(s, metric.id, 0, ALL_STEPS) : merge.summary;
 }
 
-export function writeSummary(s: Statements, metricId: number, summary: MetricSummaryState): void {
-  s.get(
-    `UPDATE metrics SET count = ?, non_finite_count = ?, min = ?, max = ?, mean = ?, stddev = ?, first_step = ?, last_step = ?,
-            last_value = ?, last_value_step = ? WHERE id = ?`,
-  ).run(
+/** A metric row's summary columns as SET assignments; summaryValues lists their values in this order. */
+export const SUMMARY_ASSIGNMENTS =
+  "count = ?, non_finite_count = ?, min = ?, max = ?, mean = ?, stddev = ?, first_step = ?, last_step = ?, last_value = ?, last_value_step = ?";
+
+export function summaryValues(summary: MetricSummaryState): (number | null)[] {
+  return [
     summary.count,
     summary.nonFiniteCount,
     summary.min,
@@ -90,6 +88,10 @@ export function writeSummary(s: Statements, metricId: number, summary: MetricSum
     summary.lastStep,
     summary.lastValue,
     summary.lastValueStep,
-    metricId,
-  );
+  ];
+}
+
+/** Writes a metric's summary and the client time of its last point (lastTimeAfter) in one statement. */
+function writeSummary(s: Statements, metricId: number, summary: MetricSummaryState, lastTime: number | null): void {
+  s.get(`UPDATE metrics SET ${SUMMARY_ASSIGNMENTS}, last_time = ? WHERE id = ?`).run(...summaryValues(summary), lastTime, metricId);
 }
