@@ -18,6 +18,7 @@ import {
   MAX_CHUNK_POINTS,
   type PointColumns,
 } from "../src/store/metric-chunks.js";
+import { cpuSeconds } from "./lib/report.js";
 
 const ADMIN_URL = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const POINTS = Number(process.env.BENCH_POINTS ?? 4_000_000);
@@ -136,11 +137,18 @@ async function throwAwayDatabase(adminUrl: string): Promise<{ url: string; drop(
   };
 }
 
+/** What the ceiling measured: its rate, and the CPU time per million points of the database's backends and of the writing process. */
+export interface CeilingFigures {
+  pointsPerSecond: number;
+  cpuPerMillion: { database: number; writer: number };
+}
+
 /**
  * Points per second of `points` points in chunk rows of `pointsPerChunk` points, written in
  * multi-row INSERTs of `rowsPerStatement` rows from `connections` connections, into a fresh
  * table of a throw-away database on the server of `adminUrl`: what PostgreSQL takes of these rows
- * with nothing else to do.
+ * with nothing else to do. The rows are built before the clock starts; the CPU time counts the
+ * timed writes only (the writer's serializing and sending, the backends' inserting).
  */
 export async function chunkRowCeiling(options: {
   adminUrl: string;
@@ -148,16 +156,31 @@ export async function chunkRowCeiling(options: {
   pointsPerChunk: number;
   rowsPerStatement: number;
   connections: number;
-}): Promise<number> {
+}): Promise<CeilingFigures> {
   const database = await throwAwayDatabase(options.adminUrl);
   const pool = new pg.Pool({ connectionString: database.url, max: options.connections });
   pool.on("error", () => {}); // an idle connection ended by the DROP … WITH (FORCE) below
+  // The pool's backends are the only sessions of the throw-away database.
+  const backendCpu = async () => {
+    const { rows } = await pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database()");
+    return rows.reduce((sum, { pid }) => sum + (cpuSeconds(pid) ?? 0), 0);
+  };
   try {
     await pool.query(TABLE);
+    await Promise.all(Array.from({ length: options.connections }, () => pool.query("SELECT 1"))); // open them all before the clock
     const statements = Math.ceil(options.points / options.pointsPerChunk / options.rowsPerStatement);
     const batches = Array.from({ length: statements }, (_, b) => makeRows(b % 100, options.rowsPerStatement, options.pointsPerChunk));
     const text = multiRowSql(options.rowsPerStatement);
-    return await run(batches, options.connections, (batch) => pool.query(text, batch.flat()).then(() => undefined));
+    const databaseBefore = await backendCpu();
+    const writerBefore = process.cpuUsage();
+    const pointsPerSecond = await run(batches, options.connections, (batch) => pool.query(text, batch.flat()).then(() => undefined));
+    const writer = process.cpuUsage(writerBefore);
+    const databaseCpu = (await backendCpu()) - databaseBefore;
+    const millions = (statements * options.rowsPerStatement * options.pointsPerChunk) / 1e6;
+    return {
+      pointsPerSecond,
+      cpuPerMillion: { database: databaseCpu / millions, writer: (writer.user + writer.system) / 1e6 / millions },
+    };
   } finally {
     await pool.end();
     await database.drop();

@@ -32,12 +32,6 @@ export async function appendMetricPoints(
 ): Promise<number | undefined> {
   if (!(await runExists(sql, orgId, runId))) return undefined;
   const ordered = series.filter((one) => one.steps.length > 0).sort((a, b) => (a.logName < b.logName ? -1 : a.logName > b.logName ? 1 : 0));
-  await insertLogNames(
-    sql,
-    runId,
-    ordered.map((one) => ({ logName: one.logName, logType: "METRIC" as const })),
-    now,
-  );
   let accepted = 0;
   for (const round of distinctRounds(ordered)) accepted += await appendRound(sql, runId, round, now);
   await touchHeartbeat(sql, runId, now);
@@ -66,6 +60,7 @@ async function appendRound(sql: Sql, runId: number, round: MetricSeries[], now: 
     sql,
     runId,
     round.map((one) => one.logName),
+    now,
   );
   const appends: { metric: MetricRow; incoming: PointColumns }[] = [];
   const merges: { metric: MetricRow; incoming: PointColumns }[] = [];
@@ -100,7 +95,7 @@ function summaryWrite(metric: MetricRow, incoming: PointColumns, summary: Metric
  * inserts wait on a concurrent insert of the same name; the locks are taken in ORDER BY order), so
  * two batches never wait on each other in a cycle.
  */
-async function lockMetrics(sql: Sql, runId: number, logNames: string[]): Promise<Map<string, MetricRow>> {
+async function lockMetrics(sql: Sql, runId: number, logNames: string[], now: number): Promise<Map<string, MetricRow>> {
   if (logNames.length === 0) return new Map();
   const created = await rows<{ log_name: string }>(
     sql,
@@ -109,15 +104,23 @@ async function lockMetrics(sql: Sql, runId: number, logNames: string[]): Promise
      ORDER BY n.i ON CONFLICT (run_id, log_name) DO NOTHING RETURNING log_name`,
     [runId, logNames, logNames.map(logGroupOf)],
   );
-  // A metric new to the run is a name its project may not list yet (project_metric_names); most
-  // batches create none and skip this statement.
-  if (created.length > 0)
+  // A metric new to the run is a log name the run may not list yet, and a name its project may not
+  // list yet (project_metric_names). Most batches create none and skip both statements: a metric
+  // that exists had its log name written in the transaction that created it (nothing deletes either).
+  if (created.length > 0) {
+    await insertLogNames(
+      sql,
+      runId,
+      created.map((row) => ({ logName: row.log_name, logType: "METRIC" as const })),
+      now,
+    );
     await run(
       sql,
       `INSERT INTO project_metric_names (project_id, log_name)
        SELECT r.project_id, n.name FROM runs r, unnest($2::text[]) AS n(name) WHERE r.id = $1 ORDER BY n.name ON CONFLICT DO NOTHING`,
       [runId, created.map((row) => row.log_name)],
     );
+  }
   const found = await rows<MetricRow>(
     sql,
     `SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = $1 AND log_name = ANY($2::text[]) ORDER BY log_name FOR UPDATE`,

@@ -151,6 +151,23 @@ export function runStateContract(store: () => Store): void {
     ]);
   });
 
+  it("lists a metric's name as METRIC from its first points on, keeping a type the name already had", async () => {
+    const s = store();
+    const { orgId, runId } = await newRun(s);
+    assert.equal(await s.addLogNames(orgId, runId, ["shared"], "DATA", T0), true);
+    const points = (logName: string, step: number) => ({ logName, steps: [step], values: [step], times: [T0] });
+    await s.appendMetricPoints(orgId, runId, [points("train/loss", 0), points("shared", 0)], T0 + 1);
+    // Later batches write to metrics that exist, and one creates a metric beside them.
+    await s.appendMetricPoints(orgId, runId, [points("train/loss", 1), points("acc", 1)], T0 + 2);
+    await s.appendMetricPoints(orgId, runId, [points("train/loss", 2), points("acc", 2), points("shared", 2)], T0 + 3);
+    const names = (await s.listLogNames(orgId, runId)).sort((x, y) => x.logName.localeCompare(y.logName));
+    assert.deepEqual(names, [
+      { logName: "acc", logType: "METRIC", logGroup: null },
+      { logName: "shared", logType: "DATA", logGroup: null },
+      { logName: "train/loss", logType: "METRIC", logGroup: "train" },
+    ]);
+  });
+
   it("stores a model graph and alerts per run", async () => {
     const s = store();
     const { orgId, runId } = await newRun(s);
