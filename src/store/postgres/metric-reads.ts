@@ -10,7 +10,7 @@ import { logGroupOf } from "../../domain/log-names.js";
 import type { Point, SampledPoint } from "../../domain/sampling.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { combineSegmentSummaries, searchNames } from "../metric-series.js";
-import { METRIC_COLUMNS_OF_M, namedSummary, toSummaryState, type MetricRow } from "../rows.js";
+import { METRIC_COLUMNS_OF_M, metricRowAt, namedSummary, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricNameQuery, MetricSummary, RunMetricSummary } from "../store.js";
 import { arrays, rows, type Sql } from "./db.js";
 import { readSegments, sampleSegments, summarizePiece } from "./metric-series.js";
@@ -162,7 +162,7 @@ export async function listRunMetricSummaries(
   logName: string,
   runIds?: number[],
 ): Promise<RunMetricSummary[]> {
-  const found = await rows<MetricRow & { run: number; forked: number | null }>(
+  const found = await arrays<[number, number | null, ...unknown[]]>(
     sql,
     `SELECT r.id AS run, r.forked_from_run_id AS forked, ${METRIC_COLUMNS_OF_M}
      FROM runs r LEFT JOIN metrics m ON m.run_id = r.id AND m.log_name = $1
@@ -173,12 +173,13 @@ export async function listRunMetricSummaries(
   );
   const out: RunMetricSummary[] = [];
   for (const row of found) {
-    const own = row.id === null ? undefined : row;
+    const [runId, forked, metricId] = row;
+    const own = metricId === null ? undefined : metricRowAt(row, 2);
     const summary =
-      row.forked === null
-        ? toSummaryState(row)
-        : await summarizeSegments(sql, await segmentsFor(sql, await lineage(sql, orgId, row.run), logName), own);
-    if (summary) out.push({ runId: row.run, summary });
+      forked === null
+        ? toSummaryState(own!)
+        : await summarizeSegments(sql, await segmentsFor(sql, await lineage(sql, orgId, runId), logName), own);
+    if (summary) out.push({ runId, summary });
   }
   return out;
 }

@@ -3,7 +3,7 @@ import { logGroupOf } from "../../domain/log-names.js";
 import { samplePoints, type Point, type SampledPoint } from "../../domain/sampling.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { combineSegmentSummaries, searchNames } from "../metric-series.js";
-import { METRIC_COLUMNS, METRIC_COLUMNS_OF_M, namedSummary, toSummaryState, type MetricRow } from "../rows.js";
+import { METRIC_COLUMNS, METRIC_COLUMNS_OF_M, metricRowAt, namedSummary, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricNameQuery, MetricSummary, RunMetricSummary } from "../store.js";
 import type { Statements } from "./db.js";
 import { readSegments, storedSeries, summarizePiece } from "./metric-series.js";
@@ -136,13 +136,14 @@ export function listRunMetricSummaries(
        FROM runs r LEFT JOIN metrics m ON m.run_id = r.id AND m.log_name = ?
        WHERE r.org_id = ? AND r.project_id = ? ${scope} AND (m.id IS NOT NULL OR r.forked_from_run_id IS NOT NULL)`,
     )
-    .all(...params) as (MetricRow & { run: number; forked: number | null })[];
+    .raw(true)
+    .all(...params) as [number, number | null, ...unknown[]][];
   const out: RunMetricSummary[] = [];
   for (const row of rows) {
-    const own = row.id === null ? undefined : row;
-    const summary =
-      row.forked === null ? toSummaryState(row) : summarizeSegments(s, segmentsFor(s, lineage(s, orgId, row.run), logName), own);
-    if (summary) out.push({ runId: row.run, summary });
+    const [runId, forked, metricId] = row;
+    const own = metricId === null ? undefined : metricRowAt(row, 2);
+    const summary = forked === null ? toSummaryState(own!) : summarizeSegments(s, segmentsFor(s, lineage(s, orgId, runId), logName), own);
+    if (summary) out.push({ runId, summary });
   }
   return out;
 }
