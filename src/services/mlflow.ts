@@ -14,6 +14,7 @@ import {
   type SortValue,
 } from "../domain/mlflow/search.js";
 import { isTerminal } from "../domain/status.js";
+import { endsNonFinite } from "../domain/summaries.js";
 import type { MetricSummary, MlflowCandidate, Project, Run, Store } from "../store/store.js";
 
 /** Workflows of MLflow's protocol over the store (docs/api.md, "MLflow's REST API"). */
@@ -71,8 +72,8 @@ async function latestOf(store: Store, orgId: string, runId: number, summaries: M
   const out: LatestMetric[] = [];
   for (const summary of summaries) {
     if (summary.lastStep === null) continue;
-    if (summary.lastValueStep === summary.lastStep && summary.lastValue !== null && summary.lastTime !== null) {
-      out.push({ key: summary.logName, value: summary.lastValue, step: summary.lastStep, timestamp: summary.lastTime });
+    if (!endsNonFinite(summary) && summary.lastTime !== null) {
+      out.push({ key: summary.logName, value: summary.lastValue!, step: summary.lastStep, timestamp: summary.lastTime });
       continue;
     }
     const [point] = await store.readMetricPoints(orgId, runId, summary.logName, summary.lastStep, summary.lastStep, 1);
