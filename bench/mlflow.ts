@@ -13,14 +13,14 @@
  * server and dropped afterwards.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnServer } from "../test/helpers/start-server.js";
 import { DATABASE_SERVER_URL, freshDatabase } from "./lib/database.js";
-import { percentile, printFigures, type Figure } from "./lib/report.js";
+import { cpuSeconds, percentile, printFigures, type Figure } from "./lib/report.js";
 
 // 160 batches per run (1.28M points, a few seconds): fewer leave the figure to the JIT warming up.
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 160);
@@ -79,13 +79,6 @@ async function createRun(target: Target, experimentId: string, name: string): Pr
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
-function cpuSeconds(pid: number | undefined): number | undefined {
-  if (pid === undefined || !existsSync(`/proc/${pid}/stat`)) return undefined;
-  // Fields 14 and 15 (utime, stime) in clock ticks, counted after the ")" that ends the command name.
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(")").at(-1)!.trim().split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 /**
  * Points per second through log-batch: 8 runs, each sending `batches` batches of 1,000 metrics in
  * turn; and the server's CPU time per batch, which load from other processes changes far less.
@@ -106,8 +99,9 @@ async function ingest(
       for (let k = 0; k < 10; k++) metrics.push({ key: `m${k}`, value: Math.sin(step + k), timestamp: 1_700_000_000_000 + step, step });
     return Buffer.from(JSON.stringify(metrics));
   });
+  const serverCpu = () => (target.pid === undefined ? undefined : cpuSeconds(target.pid));
   const started = performance.now();
-  const cpuBefore = cpuSeconds(target.pid);
+  const cpuBefore = serverCpu();
   const loadCpuBefore = process.cpuUsage();
   await Promise.all(
     runs.map(async (runId) => {
@@ -117,7 +111,7 @@ async function ingest(
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const cpuAfter = cpuSeconds(target.pid);
+  const cpuAfter = serverCpu();
   const loadCpu = process.cpuUsage(loadCpuBefore);
   const requests = CONCURRENT_RUNS * batches;
   return {
