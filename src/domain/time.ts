@@ -5,9 +5,17 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** ISO-8601 UTC with milliseconds and `Z`, the one timestamp format of every response. */
+/** The latest time a JavaScript date can hold (±8.64e15 ms, ECMAScript's range): every accepted time is at most this. */
+export const MAX_EPOCH_MS = 8_640_000_000_000_000;
+
+/**
+ * ISO-8601 UTC with milliseconds and `Z`, the one timestamp format of every response. A stored
+ * time outside a date's range (written before the edge refused such values) is shown as the
+ * nearest time a date can hold, never a RangeError that turns a whole list into a 500.
+ */
 export function toIso(epochMs: number): string {
-  return new Date(epochMs).toISOString();
+  const presentable = Number.isNaN(epochMs) ? 0 : Math.min(MAX_EPOCH_MS, Math.max(-MAX_EPOCH_MS, epochMs));
+  return new Date(presentable).toISOString();
 }
 
 export function toIsoOrNull(epochMs: number | null): string | null {

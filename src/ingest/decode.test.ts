@@ -38,6 +38,8 @@ describe("decodeMetrics", () => {
       ['{"time":1,"step":1,"data":[1]}', /line 1: data must be an object/],
       ['{"time":1,"step":1,"data":{"a":"x"}}', /line 1: data.a must be a number/],
       ['{"time":1,"step":1,"data":{"a":true}}', /line 1: data.a must be a number/],
+      ['{"time":1,"step":1,"data":{"a":1e400}}', /line 1: data.a must be a number within the double range/],
+      ['{"time":1,"step":1,"data":{"a":-1e400}}', /line 1: data.a must be a number within the double range/],
       ...["constructor", "__proto__", "valueOf", "toString", "hasOwnProperty", "nan", "inf", "-inf", "+Infinity"].map(
         (spelling): [string, RegExp] => [`{"time":1,"step":1,"data":{"a":"${spelling}"}}`, /line 1: data.a must be a number/],
       ),

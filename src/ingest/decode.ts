@@ -1,4 +1,5 @@
 import { invalidInput } from "../domain/errors.js";
+import { MAX_EPOCH_MS } from "../domain/time.js";
 import { CONSOLE_LOG_TYPES, type ConsoleLogType } from "../domain/console-logs.js";
 import type { ConsoleLine, DataRow, MetricSeries } from "../store/store.js";
 import { parseNdjson } from "./ndjson.js";
@@ -6,7 +7,6 @@ import { parseNdjson } from "./ndjson.js";
 /** A run can log thousands of metrics per step (per-layer norms); beyond this a line is a mistake. */
 export const MAX_METRICS_PER_LINE = 10_000;
 export const MAX_LOG_NAME_LENGTH = 255;
-const MAX_EPOCH_MS = 8_640_000_000_000_000;
 
 export interface MetricBatch {
   series: MetricSeries[];
@@ -33,8 +33,12 @@ export function decodeMetrics(body: string): MetricBatch {
       if (++keys > MAX_METRICS_PER_LINE) throw invalidInput(`line ${n}: more than ${MAX_METRICS_PER_LINE} metrics`);
       const raw = (data as Record<string, unknown>)[logName];
       if (raw === null) continue;
-      const value = typeof raw === "number" ? raw : typeof raw === "string" ? NON_FINITE.get(raw) : undefined;
-      if (value === undefined) throw invalidInput(`line ${n}: data.${logName} must be a number, null, NaN, Infinity or -Infinity`);
+      // A number literal JSON.parse reads as ±Infinity overflowed (1e400): refused like the string "1e400";
+      // infinity is sent as the token or string Infinity.
+      const value =
+        typeof raw === "number" ? (Number.isFinite(raw) ? raw : undefined) : typeof raw === "string" ? NON_FINITE.get(raw) : undefined;
+      if (value === undefined)
+        throw invalidInput(`line ${n}: data.${logName} must be a number within the double range, null, NaN, Infinity or -Infinity`);
       let series = byName.get(logName);
       if (!series) {
         checkLogName(logName, n);

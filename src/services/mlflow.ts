@@ -111,12 +111,21 @@ export async function searchRuns(store: Store, orgId: string, request: SearchReq
   if (!Number.isSafeInteger(request.maxResults) || request.maxResults < 1 || request.maxResults > LIMITS.maxResults)
     throw invalidParameter(`Invalid value ${request.maxResults} for parameter 'max_results': it must be at most ${LIMITS.maxResults}`);
   const after = decodePageToken(request.pageToken, terms.length + 2);
-  const projects: Project[] = [];
-  for (const id of request.experimentIds) projects.push(await findExperiment(store, orgId, id));
+  // As MLflow's server: an experiment named twice is searched once, and each run is listed once.
+  const experimentIds = new Set(request.experimentIds);
+  if (experimentIds.size > LIMITS.searchExperiments)
+    throw invalidParameter(
+      `Invalid value for parameter 'experiment_ids': at most ${LIMITS.searchExperiments} distinct experiments per search, got ${experimentIds.size}`,
+    );
+  const projects = new Map<number, Project>();
+  for (const id of experimentIds) {
+    const project = await findExperiment(store, orgId, id);
+    projects.set(project.id, project);
+  }
 
   const matched: Scored[] = [];
   const compiled = clauses.map((clause) => ({ clause, test: compileClause(clause) }));
-  for (const project of projects) {
+  for (const project of projects.values()) {
     const candidates = await store.listMlflowCandidates(orgId, project.id);
     const metricNames = new Set([
       ...clauses.filter((c) => c.entity === "metric").map((c) => c.key),

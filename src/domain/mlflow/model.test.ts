@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { MAX_EPOCH_MS } from "../time.js";
 import { describe, it } from "node:test";
 import { listDirectory, normalizeArtifactPath, parseArtifactPath } from "./artifacts.js";
 import { MlflowError } from "./errors.js";
@@ -10,6 +11,7 @@ import {
   metricValueJson,
   paramsOf,
   parseInt64,
+  parseTime,
   parseMetricValue,
   toMlflowStatus,
   toStepwiseStatus,
@@ -108,7 +110,8 @@ describe("MLflow's model on Stepwise's", () => {
     assert.equal(parseMetricValue("-Infinity", "v"), Number.NEGATIVE_INFINITY);
     assert.equal(parseMetricValue(1.5, "v"), 1.5);
     assert.equal(parseMetricValue("2", "v"), 2);
-    for (const bad of ["x", "", null, undefined, {}]) invalid(() => parseMetricValue(bad, "v"));
+    for (const bad of ["x", "", null, undefined, {}, "1e400", JSON.parse("1e400"), JSON.parse("-1e400")])
+      invalid(() => parseMetricValue(bad, "v"));
     assert.deepEqual([Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 3].map(metricValueJson), [
       "NaN",
       "Infinity",
@@ -118,6 +121,12 @@ describe("MLflow's model on Stepwise's", () => {
     assert.equal(parseInt64("123", "t"), 123);
     assert.equal(parseInt64(undefined, "t", 7), 7);
     for (const bad of [-1, 1.5, "1e3", 2 ** 53, "x"]) invalid(() => parseInt64(bad, "t"));
+  });
+
+  it("reads times no later than a JavaScript date can hold", () => {
+    assert.equal(parseTime(String(MAX_EPOCH_MS), "t"), MAX_EPOCH_MS);
+    assert.equal(parseTime(undefined, "t", 5), 5);
+    for (const bad of [MAX_EPOCH_MS + 1, String(2 ** 53 - 1), -1]) invalid(() => parseTime(bad, "t"));
   });
 
   it("makes and recognizes IDs", () => {

@@ -1,5 +1,6 @@
 import type { Json } from "../merge.js";
 import type { RunStatus } from "../status.js";
+import { MAX_EPOCH_MS } from "../time.js";
 import { invalidParameter } from "./errors.js";
 
 /**
@@ -37,7 +38,11 @@ export function toMlflowStatus(status: RunStatus): MlflowStatus {
   return TO_MLFLOW.get(status) ?? "RUNNING";
 }
 
-/** MLflow's limits (its documented REST API): key length, value lengths, and what one log-batch may carry. */
+/**
+ * MLflow's limits (its documented REST API): key length, value lengths, and what one log-batch may
+ * carry; then Stepwise's own bounds on one search (docs/api.md), so that no request's work grows
+ * without limit: distinct experiments, order_by terms, filter length and clauses.
+ */
 export const LIMITS = {
   keyLength: 250,
   paramValueLength: 6000,
@@ -49,6 +54,10 @@ export const LIMITS = {
   batchBytes: 1024 * 1024,
   maxResults: 50_000,
   historyMaxResults: 25_000,
+  searchExperiments: 1000,
+  orderByTerms: 10,
+  filterLength: 100_000,
+  filterClauses: 100,
 } as const;
 
 /** MLflow's key rule: 1 to 250 characters of letters, digits, `_ - . space / :` (its own `_validate_param_name` set). */
@@ -143,7 +152,8 @@ export const STEPWISE_TAGS_TAG = "stepwise.tags";
 
 /** A metric value as MLflow's JSON carries it: a number, or "NaN", "Infinity", "-Infinity". */
 export function parseMetricValue(value: unknown, what: string): number {
-  if (typeof value === "number") return value;
+  // A number literal JSON.parse read as ±Infinity overflowed (1e400): refused, like the string "1e400".
+  if (typeof value === "number" && Number.isFinite(value)) return value;
   if (value === "NaN" || value === "nan") return Number.NaN;
   if (value === "Infinity" || value === "inf") return Number.POSITIVE_INFINITY;
   if (value === "-Infinity" || value === "-inf") return Number.NEGATIVE_INFINITY;
@@ -169,6 +179,20 @@ export function parseInt64(value: unknown, what: string, fallback?: number): num
   if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0)
     throw invalidParameter(`Invalid value ${JSON.stringify(value)} for parameter '${what}': expected an integer from 0 to 2^53 - 1`);
   return n;
+}
+
+/**
+ * A time field of MLflow's JSON (epoch milliseconds): an int64 as parseInt64, no later than a
+ * JavaScript date can hold (MAX_EPOCH_MS), as Stepwise's own routes. MLflow's parser allows up to
+ * 2^53 - 1, but such a time cannot be shown as a date by any client, Stepwise's UI included.
+ */
+export function parseTime(value: unknown, what: string, fallback?: number): number {
+  const time = parseInt64(value, what, fallback);
+  if (time > MAX_EPOCH_MS)
+    throw invalidParameter(
+      `Invalid value ${JSON.stringify(value)} for parameter '${what}': a time is at most ${MAX_EPOCH_MS} (epoch milliseconds)`,
+    );
+  return time;
 }
 
 /** The artifact root of an MLflow run, under the artifact proxy (`mlflow-artifacts:/<experiment>/<run>/artifacts`). */

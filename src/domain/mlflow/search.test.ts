@@ -92,7 +92,17 @@ describe("MLflow filter grammar", () => {
     assert.equal(matches("attributes.status IN ('FINISHED', 'KILLED')", "KILLED"), true);
     assert.equal(matches("attributes.status NOT IN ('FINISHED')", "RUNNING"), true);
     assert.equal(matches("attributes.status NOT IN ('FINISHED')", "FINISHED"), false);
-    assert.equal(likePattern("a(b)[c]", false).test("a(b)[c]"), true, "regex characters are literal");
+    assert.equal(likePattern("a(b)[c]", false)("a(b)[c]"), true, "regex characters are literal");
+    assert.equal(likePattern("a\\Qb\\E%", false)("a\\Qb\\Ec"), true, "quoting escapes are literal too");
+    assert.equal(likePattern("_é%", true)("xÉz\ny"), true, "_ is one character, % crosses lines, ILIKE folds case");
+  });
+
+  it("matches LIKE in linear time: a pattern with many % over a long text does not backtrack", () => {
+    // A backtracking RegExp needs ~7x longer per extra %: this one would take hours.
+    const pattern = `${"%a".repeat(40)}%b`;
+    const text = "a".repeat(8000);
+    assert.equal(likePattern(pattern, false)(text), false);
+    assert.equal(likePattern(pattern, true)(`${text}B`), true);
   });
 
   it("parses order_by with directions and quoted keys", () => {

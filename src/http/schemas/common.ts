@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from "typebox";
 import { RUN_STATUSES } from "../../domain/status.js";
+import { MAX_EPOCH_MS } from "../../domain/time.js";
 
 /**
  * An optional field that also accepts JSON null (existing clients send null for "not given").
@@ -12,7 +13,7 @@ export function Nullable<T extends TSchema>(schema: T) {
 }
 
 /** Epoch milliseconds in the range JavaScript dates allow (docs/semantics.md, Runs: limits). */
-export const EpochMs = Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000 });
+export const EpochMs = Type.Integer({ minimum: 0, maximum: MAX_EPOCH_MS });
 export const RunId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "Numeric run ID." });
 export const Step = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
 export const RunStatus = Type.Enum(RUN_STATUSES);

@@ -11,6 +11,7 @@ import {
   metricValueJson,
   parseInt64,
   parseMetricValue,
+  parseTime,
   RUN_NAME_TAG,
   STEPWISE_TAGS_TAG,
   toStepwiseStatus,
@@ -80,7 +81,7 @@ function metricSeries(list: unknown[], now: number): MetricSeries[] {
     let series = typeof metric.key === "string" ? byKey.get(metric.key) : undefined;
     const key = series ? series.logName : checkKey(metric.key, `metrics[${i}].key`);
     const value = parseMetricValue(metric.value, `metrics[${i}].value`);
-    const timestamp = parseInt64(metric.timestamp, `metrics[${i}].timestamp`, now);
+    const timestamp = parseTime(metric.timestamp, `metrics[${i}].timestamp`, now);
     const step = parseInt64(metric.step, `metrics[${i}].step`, 0);
     if (!series) byKey.set(key, (series = { logName: key, steps: [], values: [], times: [] }));
     series.steps.push(step);
@@ -258,7 +259,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       for (const [key] of tags) checkTagWritable(key);
       const userId = optionalString(fields, "user_id");
       const name = optionalString(fields, "run_name") || nameFrom(tags, "") || `run-${now.toString(36)}`;
-      const startTime = parseInt64(Object.hasOwn(fields, "start_time") ? fields.start_time : undefined, "start_time", now);
+      const startTime = parseTime(Object.hasOwn(fields, "start_time") ? fields.start_time : undefined, "start_time", now);
       let mlflowTags = applyTags(tags, [[RUN_NAME_TAG, name]]);
       if (userId && !mlflowTags.some(([key]) => key === USER_TAG)) mlflowTags = applyTags(mlflowTags, [[USER_TAG, userId]]);
       const { run } = await store.createRun(
@@ -280,7 +281,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       let run = await findRun(store, orgId, runIdOf(fields));
       checkActive(run);
       const status = optionalString(fields, "status");
-      const endTime = Object.hasOwn(fields, "end_time") ? parseInt64(fields.end_time, "end_time") : undefined;
+      const endTime = Object.hasOwn(fields, "end_time") ? parseTime(fields.end_time, "end_time") : undefined;
       const runName = optionalString(fields, "run_name");
       const now = clock.now();
       const stepwiseStatus = status === undefined ? undefined : toStepwiseStatus(status);

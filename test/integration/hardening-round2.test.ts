@@ -1,0 +1,139 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { MAX_EPOCH_MS } from "../../src/domain/time.js";
+import type { ApiClient } from "../helpers/client.js";
+import { ingest } from "../helpers/ingest.js";
+import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
+
+/**
+ * The second hardening round (issue 20): requests that could crash, freeze or poison the service
+ * through MLflow's routes, PostgreSQL or `copy`. Each test names the defect it holds; all run on
+ * both stores.
+ */
+
+const API = "/api/2.0/mlflow";
+
+describe("hardening, second round", () => {
+  let test: TestServer;
+  let client: ApiClient;
+  let orgId: string;
+  before(async () => {
+    test = await startTestServer();
+    const org = await makeOrg(test);
+    client = org.client;
+    orgId = org.organization.id;
+  });
+  after(async () => test.close());
+
+  const mlflow = async (path: string, body: Record<string, unknown>) => client.post(`${API}${path}`, body);
+  const experiment = async (name: string) => (await mlflow("/experiments/create", { name })).body.experiment_id as string;
+  const run = async (experimentId: string, runName: string) =>
+    (await mlflow("/runs/create", { experiment_id: experimentId, run_name: runName, start_time: 1 })).body.run.info.run_id as string;
+  const invalidParameter = (response: { status: number; body: { error_code?: string; message?: string } }, message: RegExp) => {
+    assert.equal(response.status, 400, JSON.stringify(response.body));
+    assert.equal(response.body.error_code, "INVALID_PARAMETER_VALUE");
+    assert.match(response.body.message ?? "", message);
+  };
+
+  it("H1: runs/search lists each run once however often an experiment is named, and caps experiments and order_by terms", async () => {
+    const first = await experiment("h1-a");
+    const second = await experiment("h1-b");
+    const runs = [await run(first, "a1"), await run(first, "a2"), await run(second, "b1")];
+    const repeated = await mlflow("/runs/search", { experiment_ids: [...Array(5000).fill(first), second, first, second] });
+    assert.equal(repeated.status, 200, JSON.stringify(repeated.body));
+    assert.deepEqual(repeated.body.runs.map((r: { info: { run_id: string } }) => r.info.run_id).sort(), [...runs].sort());
+
+    const many = Array.from({ length: 1001 }, (_, i) => String(i + 1));
+    invalidParameter(await mlflow("/runs/search", { experiment_ids: many }), /at most 1000 distinct experiments/);
+    const terms = Array(11).fill("attributes.start_time DESC");
+    invalidParameter(await mlflow("/runs/search", { experiment_ids: [first], order_by: terms }), /at most 10 terms/);
+    invalidParameter(await mlflow("/experiments/search", { order_by: Array(11).fill("name") }), /at most 10 terms/);
+    const clauses = Array.from({ length: 101 }, (_, i) => `metrics.m${i} > 0`).join(" AND ");
+    invalidParameter(await mlflow("/runs/search", { experiment_ids: [first], filter: clauses }), /more than 100 clauses/);
+  });
+
+  it("H2: LIKE and ILIKE match in linear time, in run and experiment search", async () => {
+    const id = await experiment(`h2-${"a".repeat(60)}`);
+    await run(id, "a".repeat(60));
+    const pattern = `${"%a".repeat(30)}%b`;
+    const runs = await mlflow("/runs/search", { experiment_ids: [id], filter: `attributes.run_name LIKE '${pattern}'` });
+    assert.deepEqual([runs.status, runs.body.runs ?? []], [200, []]);
+    const experiments = await mlflow("/experiments/search", { filter: `name ILIKE '${pattern}'` });
+    assert.equal(experiments.status, 200);
+    assert.deepEqual(experiments.body.experiments ?? [], []);
+    const found = await mlflow("/experiments/search", { filter: `name LIKE 'h2-%a_'` });
+    assert.deepEqual(
+      found.body.experiments.map((e: { experiment_id: string }) => e.experiment_id),
+      [id],
+    );
+    assert.equal((await client.get("/api/health")).status, 200);
+  });
+
+  it("H3: refuses MLflow times a date cannot hold, and a stored one never turns a read into a 500", async () => {
+    const id = await experiment("h3");
+    const runId = await run(id, "r");
+    const beyond = String(MAX_EPOCH_MS + 1);
+    invalidParameter(await mlflow("/runs/create", { experiment_id: id, start_time: beyond }), /start_time.*at most/);
+    invalidParameter(await mlflow("/runs/update", { run_id: runId, status: "FINISHED", end_time: beyond }), /end_time/);
+    invalidParameter(
+      await mlflow("/runs/log-metric", { run_id: runId, key: "m", value: 1, timestamp: Number.MAX_SAFE_INTEGER, step: 0 }),
+      /timestamp/,
+    );
+    invalidParameter(
+      await mlflow("/runs/log-batch", { run_id: runId, metrics: [{ key: "m", value: 1, timestamp: beyond, step: 0 }] }),
+      /timestamp/,
+    );
+    assert.equal((await mlflow("/runs/create", { experiment_id: id, start_time: String(MAX_EPOCH_MS) })).status, 200);
+
+    // A row written before the edge refused such times (an older version, or another tool on the database).
+    const store = test.server.store;
+    const { run: stored } = await store.createRun(
+      orgId,
+      { projectName: "h3", name: "old", tags: [], createdAt: Number.MAX_SAFE_INTEGER, now: Date.now() },
+      { userId: null, apiKeyId: null },
+    );
+    await store.appendMetricPoints(
+      orgId,
+      stored.id,
+      [{ logName: "m", steps: [0], values: [1], times: [Number.MAX_SAFE_INTEGER] }],
+      Date.now(),
+    );
+    const list = await client.get("/api/runs/list", { projectName: "h3" });
+    assert.equal(list.status, 200, JSON.stringify(list.body));
+    const shown = list.body.runs.find((r: { id: number }) => r.id === stored.id);
+    assert.equal(shown.createdAt, new Date(MAX_EPOCH_MS).toISOString(), "shown as the latest time a date holds");
+    const board = await client.get("/api/runs/leaderboard", { projectName: "h3", logName: "m" });
+    assert.equal(board.status, 200, JSON.stringify(board.body));
+    const metrics = await client.get("/api/runs/metrics", { projectName: "h3", runId: String(stored.id), logName: "m" });
+    assert.equal(metrics.status, 200, JSON.stringify(metrics.body));
+    const details = await client.get(`/api/runs/details/${stored.id}`);
+    assert.equal(details.status, 200, JSON.stringify(details.body));
+  });
+
+  it("L6: a JSON number that overflows to infinity is refused on Stepwise's ingest and MLflow's metric routes", async () => {
+    const created = await client.post("/api/runs/create", { projectName: "l6", runName: "r" });
+    const target = { runId: created.body.runId as number, projectName: "l6" };
+    const overflow = await ingest(client, "metrics", target, '{"time":1,"step":0,"data":{"loss":1e400}}');
+    assert.equal(overflow.status, 400, JSON.stringify(overflow.body));
+    assert.match(overflow.body.error, /double range/);
+    assert.equal((await ingest(client, "metrics", target, '{"time":1,"step":0,"data":{"loss":Infinity}}')).status, 200);
+
+    const runId = await run(await experiment("l6-mlflow"), "r");
+    for (const body of [
+      `{"run_id":"${runId}","key":"m","value":1e400,"timestamp":1,"step":0}`,
+      `{"run_id":"${runId}","key":"m","value":-1e400,"timestamp":1,"step":0}`,
+    ]) {
+      const response = await client.raw("POST", `${API}/runs/log-metric`, body, { "content-type": "application/json" });
+      invalidParameter(response, /expected a number/);
+    }
+    const batch = await client.raw(
+      "POST",
+      `${API}/runs/log-batch`,
+      `{"run_id":"${runId}","metrics":[{"key":"m","value":1e400,"timestamp":1,"step":0}]}`,
+      { "content-type": "application/json" },
+    );
+    invalidParameter(batch, /expected a number/);
+    const history = await client.get(`${API}/metrics/get-history`, { run_id: runId, metric_key: "m" });
+    assert.deepEqual(history.body.metrics ?? [], [], "nothing stored");
+  });
+});
