@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import type { BlobStore } from "./blobs/blob-store.js";
 import type { Config } from "./config.js";
 import { checkJsonDepth } from "./domain/json-depth.js";
+import { checkParsedJsonText } from "./domain/text.js";
 import type { Clock } from "./domain/time.js";
 import { authenticate } from "./http/auth.js";
 import { connectionsCheckingInterval, limitConnections } from "./http/connection-limits.js";
@@ -21,7 +22,7 @@ import { runListRoutes } from "./http/routes/run-list.js";
 import { runDetailRoutes } from "./http/routes/run-details.js";
 import { runWriteRoutes } from "./http/routes/runs.js";
 import { FieldFilterTerm, RunFilterGrammar } from "./http/schemas/run-list.js";
-import { rejectNonFiniteNumbers, requestIdOf, requestLogFields } from "./http/request-guards.js";
+import { rejectIllFormedText, rejectNonFiniteNumbers, requestIdOf, requestLogFields } from "./http/request-guards.js";
 import { webUiRoutes } from "./http/web-ui.js";
 import type { Store } from "./store/store.js";
 
@@ -61,13 +62,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         if (error) return done(error);
         try {
           checkJsonDepth(value, "body");
-        } catch (tooDeep) {
-          return done(tooDeep as Error);
+          checkParsedJsonText(body as string, value, "body");
+        } catch (refused) {
+          return done(refused as Error);
         }
         done(null, value);
       });
   });
   app.setNotFoundHandler(notFoundHandler);
+  app.addHook("preValidation", rejectIllFormedText);
   app.addHook("preHandler", rejectNonFiniteNumbers);
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);

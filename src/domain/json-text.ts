@@ -1,5 +1,6 @@
 import { invalidInput } from "./errors.js";
 import { checkJsonDepth } from "./json-depth.js";
+import { checkParsedJsonText } from "./text.js";
 import type { Json } from "./merge.js";
 
 /**
@@ -15,5 +16,6 @@ export function parseJsonText(text: string | null | undefined, field: string): J
     throw invalidInput(`${field}: must be valid JSON text`);
   }
   checkJsonDepth(value, field);
+  checkParsedJsonText(text, value, field);
   return value === null ? undefined : value;
 }

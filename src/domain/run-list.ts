@@ -1,5 +1,6 @@
 import { invalidInput } from "./errors.js";
 import { checkJsonDepth } from "./json-depth.js";
+import { checkParsedJsonText } from "./text.js";
 import { flatten, setOwn, type Json } from "./merge.js";
 import { ownValue, type FilterableRun } from "./run-view.js";
 import { RUN_STATUSES, STATUS_ALIASES, type RunStatus } from "./status.js";
@@ -89,6 +90,7 @@ export function parseJsonParameter(name: string, raw: string): unknown {
     throw invalidInput(`${name}: malformed JSON (${(error as Error).message})`);
   }
   checkJsonDepth(value, name);
+  checkParsedJsonText(raw, value, name);
   return value;
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import { randomUUID } from "node:crypto";
 import { invalidInput } from "../domain/errors.js";
+import { checkStorableText } from "../domain/text.js";
 
 /**
  * Ajv coerces a query or path string like "1e400" to Infinity and then skips its minimum and
@@ -16,6 +17,22 @@ export async function rejectNonFiniteNumbers(request: FastifyRequest): Promise<v
     for (const [name, value] of Object.entries(values)) {
       if (typeof value === "number" && !Number.isFinite(value)) throw invalidInput(`${name}: must be a finite number (${part})`);
     }
+  }
+}
+
+/**
+ * Query and path values are text too (docs/api.md, "Limits on every request"): `%00` or an
+ * unpaired surrogate in any of them is a 400 before any route reads it, on every route, MLflow's
+ * and the file routes included.
+ */
+export async function rejectIllFormedText(request: FastifyRequest): Promise<void> {
+  for (const [part, values] of [
+    ["querystring", request.query],
+    ["params", request.params],
+  ] as const) {
+    if (typeof values !== "object" || values === null) continue;
+    for (const [name, value] of Object.entries(values))
+      for (const text of Array.isArray(value) ? value : [value]) if (typeof text === "string") checkStorableText(text, `${name} (${part})`);
   }
 }
 

@@ -1,5 +1,6 @@
 import { invalidInput } from "../domain/errors.js";
 import { checkJsonDepth } from "../domain/json-depth.js";
+import { checkParsedJsonText } from "../domain/text.js";
 
 /** 4 MiB per line keeps one bad client line from costing more than a few milliseconds to reject. */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -31,6 +32,7 @@ export function parseNdjson(body: string, onLine: (value: Record<string, unknown
       throw invalidInput(`line ${lineNumber}: must be a JSON object`);
     }
     checkJsonDepth(value, `line ${lineNumber}`);
+    checkParsedJsonText(line, value, `line ${lineNumber}`);
     onLine(value as Record<string, unknown>, lineNumber);
   }
 }

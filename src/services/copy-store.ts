@@ -1,8 +1,12 @@
-import { COPY_TABLES, type CopyTable, type CopyValue } from "../store/copy-tables.js";
+import { isStorableText } from "../domain/text.js";
+import { COPY_TABLES, type CopyRow, type CopyTable, type CopyValue } from "../store/copy-tables.js";
 import type { Store } from "../store/store.js";
 
 /** Rows per batch: a chunk's points are at most 16 KiB, so a batch holds at most ~8 MiB whatever the store's size. */
 export const COPY_BATCH_ROWS = 500;
+
+/** A copy that cannot go on: names the table and the row (by its key) where it stopped, and why. */
+export class CopyError extends Error {}
 
 export interface TableCount {
   table: string;
@@ -38,7 +42,14 @@ export async function copyStore(
       const rows = await source.exportRows(table.name, after, batchRows);
       if (rows.length === 0) break;
       read += rows.length;
-      inserted += await target.importRows(table.name, rows);
+      for (const row of rows) checkCopyable(table, row, keyAt);
+      try {
+        inserted += await target.importRows(table.name, rows);
+      } catch (error) {
+        throw new CopyError(
+          `table ${table.name}: the target refused the rows from ${describeKey(table, rows[0]!, keyAt)} to ${describeKey(table, rows.at(-1)!, keyAt)}: ${(error as Error).message}. Rows copied before them are kept; running copy again skips them`,
+        );
+      }
       const last = rows[rows.length - 1]!;
       after = keyAt.map((position) => last[position]!);
       if (rows.length < batchRows) break;
@@ -50,6 +61,25 @@ export async function copyStore(
     counts.push({ table: table.name, source: await source.countRows(table.name), target: await target.countRows(table.name) });
   }
   return counts;
+}
+
+/**
+ * A text value no store accepts from a client any more (U+0000 or an unpaired surrogate, refused at
+ * the edge since; an older SQLite store may hold one), which PostgreSQL cannot store: the copy stops
+ * at that row, named, before writing its batch.
+ */
+function checkCopyable(table: CopyTable, row: CopyRow, keyAt: number[]): void {
+  table.columns.forEach(([column], i) => {
+    const value = row[i];
+    if (typeof value === "string" && !isStorableText(value))
+      throw new CopyError(
+        `table ${table.name}, row ${describeKey(table, row, keyAt)}: column ${column} holds U+0000 (NUL) or an unpaired surrogate, which PostgreSQL cannot store. Change or delete that value in the source, then run copy again (rows copied so far are kept and skipped)`,
+      );
+  });
+}
+
+function describeKey(table: CopyTable, row: CopyRow, keyAt: number[]): string {
+  return table.key.map((column, i) => `${column}=${JSON.stringify(row[keyAt[i]!])}`).join(", ");
 }
 
 function keyPositions(table: CopyTable): number[] {

@@ -294,6 +294,31 @@ describe("stepwise copy", () => {
     }
   });
 
+  it("stops at a row PostgreSQL cannot store (a NUL an older SQLite store kept), naming its table, row and column", async () => {
+    const dir = makeTempDir();
+    const database = await createTestDatabase();
+    try {
+      const from = SqliteStore.open(dir);
+      const { organization } = await createOrganizationWithKey(from, "nul", clock);
+      const actor = { userId: null, apiKeyId: null };
+      const { run } = await from.createRun(organization.id, { projectName: "p", name: "before\0after", tags: [], now: clock.now() }, actor);
+      await from.close();
+      const result = await cli(["copy", "--from", dir, "--to", database.url]);
+      assert.equal(result.code, 1, result.stderr + result.stdout);
+      assert.match(
+        result.stderr,
+        new RegExp(
+          `^stepwise copy: table runs, row id=${run.id}: column name holds U\\+0000 \\(NUL\\) or an unpaired surrogate, which PostgreSQL cannot store`,
+          "m",
+        ),
+      );
+      assert.doesNotMatch(result.stderr, /at .*\.js:\d+/, "no stack");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await database.drop();
+    }
+  });
+
   it("rejects bad locations with a message, creating nothing", async () => {
     const missing = join(makeTempDir(), "absent");
     const fresh = join(makeTempDir(), "fresh");

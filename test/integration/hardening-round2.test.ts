@@ -110,6 +110,34 @@ describe("hardening, second round", () => {
     assert.equal(details.status, 200, JSON.stringify(details.body));
   });
 
+  it("M1, L4: NUL and unpaired surrogates are a 400 naming the field, the same on both stores", async () => {
+    const nul = await client.post("/api/runs/create", { projectName: "m1", runName: "a\u0000b" });
+    assert.equal(nul.status, 400, JSON.stringify(nul.body));
+    assert.match(nul.body.error, /^body: text must not contain U\+0000 \(NUL\) or an unpaired surrogate/);
+    const surrogate = await client.post("/api/runs/create", { projectName: "m1", runName: "a\ud800" });
+    assert.equal(surrogate.status, 400, "refused, not replaced by U+FFFD");
+    const config = await client.post("/api/runs/create", { projectName: "m1", runName: "r", config: JSON.stringify({ k: "\u0000" }) });
+    assert.match(config.body.error, /^config: text must not contain/);
+    const search = await client.get("/api/runs/list", { projectName: "m1", search: "a\u0000" });
+    assert.equal(search.status, 400);
+    assert.match(search.body.error, /^search \(querystring\): text must not contain/);
+    const mlflowName = await mlflow("/experiments/create", { name: "e\u0000" });
+    invalidParameter(mlflowName, /text must not contain U\+0000/);
+    assert.equal((await client.get("/api/runs/projects")).status, 200);
+  });
+
+  it("M2: a run whose stored tags hold a NUL (written before the edge refused it) never fails a tag-filtered list", async () => {
+    const store = test.server.store;
+    const actor = { userId: null, apiKeyId: null };
+    await store.createRun(orgId, { projectName: "m2", name: "bad", tags: ["ok", "bad\u0000", "\ud800"], now: Date.now() }, actor);
+    const { run: good } = await store.createRun(orgId, { projectName: "m2", name: "good", tags: ["ok"], now: Date.now() }, actor);
+    const list = await client.get("/api/runs/list", { projectName: "m2", tags: "ok" });
+    assert.equal(list.status, 200, JSON.stringify(list.body));
+    assert.ok(list.body.runs.some((r: { id: number }) => r.id === good.id));
+    const all = await client.get("/api/runs/list", { projectName: "m2" });
+    assert.equal(all.body.runs.length, 2, "both runs list without a tag filter");
+  });
+
   it("L6: a JSON number that overflows to infinity is refused on Stepwise's ingest and MLflow's metric routes", async () => {
     const created = await client.post("/api/runs/create", { projectName: "l6", runName: "r" });
     const target = { runId: created.body.runId as number, projectName: "l6" };

@@ -32,6 +32,11 @@ const HOSTILE: unknown[] = [
   { $gt: "" },
   JSON.parse('{"__proto__": {"polluted": true}}'),
   JSON.parse(`${"[".repeat(40)}${"]".repeat(40)}`),
+  "a\u0000b",
+  "\ud800",
+  "x".repeat(100_000),
+  Number.MAX_SAFE_INTEGER,
+  8_640_000_000_000_001,
 ];
 
 describe("MLflow's API under hostile input", () => {
@@ -102,10 +107,22 @@ describe("MLflow's API under hostile input", () => {
         }
   });
 
+  it("refuses NUL and unpaired surrogates in every field of every POST route with MLflow's error", async () => {
+    const accepted: string[] = [];
+    for (const [path, body] of posts())
+      for (const field of Object.keys(body))
+        for (const word of ["a\u0000b", "\udfff"]) {
+          const response = await client.post(`${API}${path}`, { ...body, [field]: word });
+          if (response.status < 400) accepted.push(`POST ${path} ${field}=${JSON.stringify(word)}: ${response.status}`);
+          else checkAnswer(`POST ${path} ${field}`, response.status, response.body);
+        }
+    assert.deepEqual(accepted, []);
+  });
+
   it("answers hostile query values of every GET route likewise", async () => {
     for (const [path, query] of gets())
       for (const field of Object.keys(query))
-        for (const value of ["", "-1", "1e308", "NaN", "__proto__", "constructor", "x".repeat(5000), "[]", "{}", "%00"]) {
+        for (const value of ["", "-1", "1e308", "NaN", "__proto__", "constructor", "x".repeat(5000), "[]", "{}", "%00", "a\u0000b"]) {
           const response = await client.get(`${API}${path}`, { ...query, [field]: value });
           checkAnswer(`GET ${path} ${field}=${value.slice(0, 40)}`, response.status, response.body);
         }

@@ -319,6 +319,36 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
     assert.deepEqual(failures, []);
   });
 
+  /** `/ingest/data` keeps `data` as opaque text, stored as sent: an escape inside it is six characters, not a NUL. */
+  const insideOpaqueText = (operation: Operation, request: Request, word: string) =>
+    operation.path === "/ingest/data" &&
+    typeof request.body === "string" &&
+    String(JSON.parse(request.body).data).includes(JSON.stringify(word).slice(1, -1));
+
+  it("ill-formed text (NUL, an unpaired surrogate) in any query, path or body slot is a 4xx that writes nothing; a long one never a 5xx", async () => {
+    const failures: string[] = [];
+    let refused = 0;
+    for (const operation of operations) {
+      for (const word of ["a\u0000b", "\ud800", "x\udfffy", "x".repeat(70_000)]) {
+        for (const [slot, request] of variants(operation, word)) {
+          // HTTP cannot carry these in a header (fetch refuses to send them), nor a URL an unpaired surrogate.
+          if (slot.startsWith("header") || (!slot.startsWith("body") && /[\ud800-\udfff]/.test(word))) continue;
+          const version = await writes.read();
+          const answer = await send(operation, request, operation.secured ? client.key : undefined);
+          const where = `${operation.method} ${operation.path} ${slot} = ${JSON.stringify(word.slice(0, 8))}`;
+          if (answer.status >= 500) failures.push(`${where}: ${answer.status} ${answer.text.slice(0, 200)}`);
+          else if (word.length < 10 && answer.status < 400 && !insideOpaqueText(operation, request, word))
+            failures.push(`${where}: accepted with ${answer.status}`);
+          else if (answer.status >= 400 && (await writes.read()) !== version)
+            failures.push(`${where}: refused with ${answer.status} but wrote`);
+          if (answer.status === 400 && /U\+0000 \(NUL\) or an unpaired surrogate/.test(answer.text)) refused++;
+        }
+      }
+    }
+    assert.deepEqual(failures, []);
+    assert.ok(refused > 100, `only ${refused} refusals name the text rule`);
+  });
+
   it("no 5xx, no write on refusal, no prototype change, no change to another organization", async () => {
     await test.client.createRun({ projectName: "bystander", config: JSON.stringify({ a: { b: 1 } }) });
     const otherBefore = await otherOrganization();

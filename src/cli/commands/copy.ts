@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { ConfigError } from "../../config.js";
 import { systemClock } from "../../domain/time.js";
 import { loadSigningSecret, SIGNING_SECRET_FILE } from "../../files/signing-secret.js";
-import { copyStore, nonEmptyTables } from "../../services/copy-store.js";
+import { CopyError, copyStore, nonEmptyTables, type TableCount } from "../../services/copy-store.js";
 import type { Store } from "../../store/store.js";
 import { isDatabaseUrl, openStoreAt, UsageError, type Command } from "../command.js";
 
@@ -62,12 +62,19 @@ async function copy(source: Store, target: Store, from: string, to: string, forc
     await loadSigningSecret(source, resolve(from), systemClock.now());
 
   console.log(`Copying ${shown(from)} to ${shown(to)}`);
-  const counts = await copyStore(source, target, {
-    onTable: (table, read, inserted) => {
-      const skipped = read - inserted;
-      console.log(`  ${table}: ${inserted} rows copied${skipped > 0 ? `, ${skipped} skipped (the target had them already)` : ""}`);
-    },
-  });
+  let counts: TableCount[];
+  try {
+    counts = await copyStore(source, target, {
+      onTable: (table, read, inserted) => {
+        const skipped = read - inserted;
+        console.log(`  ${table}: ${inserted} rows copied${skipped > 0 ? `, ${skipped} skipped (the target had them already)` : ""}`);
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof CopyError)) throw error;
+    console.error(`stepwise copy: ${error.message}`);
+    return 1;
+  }
 
   console.log(`\n${"table".padEnd(22)}${"source".padStart(12)}${"target".padStart(12)}`);
   for (const { table, source: inSource, target: inTarget } of counts) {

@@ -16,7 +16,10 @@ function narrowingClause(orgId: string, projectId: number, narrowing: RunNarrowi
   }
   if (narrowing.tags?.length) {
     params.push(narrowing.tags);
-    where.push(`r.tags::jsonb ?| $${params.length}::text[]`);
+    // A row whose tags jsonb cannot hold matches no tag instead of failing the list (migration 0006).
+    where.push(
+      `(CASE WHEN strpos(r.tags, '\\u') = 0 THEN r.tags::jsonb ELSE stepwise_tags_jsonb(r.tags) END) ?| $${params.length}::text[]`,
+    );
   }
   if (narrowing.statuses?.length) {
     params.push(narrowing.statuses);

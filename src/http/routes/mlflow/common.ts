@@ -11,6 +11,7 @@ import {
   USER_TAG,
 } from "../../../domain/mlflow/model.js";
 import { isTerminal } from "../../../domain/status.js";
+import { checkParsedJsonText } from "../../../domain/text.js";
 import type { LatestMetric } from "../../../services/mlflow.js";
 import type { Project, Run } from "../../../store/store.js";
 import { storeUnavailability } from "../../../store/unavailable.js";
@@ -80,11 +81,13 @@ export function fieldsOf(request: FastifyRequest): Record<string, unknown> {
   if (request.method === "GET") return request.query as Record<string, unknown>;
   let body = request.body;
   if (typeof body === "string") {
+    const text = body;
     try {
-      body = JSON.parse(body);
+      body = JSON.parse(text);
     } catch {
       throw new MlflowError("MALFORMED_REQUEST", "The request body is a string that is not JSON");
     }
+    checkParsedJsonText(text, body, "body");
   }
   if (body === undefined || body === null) return {};
   if (typeof body !== "object" || Array.isArray(body)) throw new MlflowError("MALFORMED_REQUEST", "The request body must be a JSON object");

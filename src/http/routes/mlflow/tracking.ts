@@ -26,6 +26,7 @@ import {
   type SortValue,
 } from "../../../domain/mlflow/search.js";
 import { DomainError } from "../../../domain/errors.js";
+import { checkParsedJsonText } from "../../../domain/text.js";
 import {
   checkActive,
   findExperiment,
@@ -461,6 +462,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       } catch {
         throw invalidParameter("model_json must be JSON text");
       }
+      checkParsedJsonText(modelJson, model, "model_json");
       // As MLflow's server: the model's description is appended to the run's mlflow.log-model.history tag.
       await store.updateRunMlflow(
         orgOf(request),
