@@ -72,6 +72,18 @@ describe("displayPrefix", () => {
     assert.equal(displayPrefix("deep learning image model v5"), "DLIM");
     assert.equal(displayPrefix("x y"), "XY");
   });
+
+  it("splits on every whitespace, so each prefix parses back", () => {
+    for (const [name, prefix] of [
+      ["\tab", "AB"],
+      ["\u00a0nbsp name", "NNA"],
+      ["\u3000画像\u3000分類", "画分類"],
+      ["x\u2003y\nz", "XYZ"],
+    ] as const) {
+      assert.equal(displayPrefix(name), prefix);
+      assert.deepEqual(parseDisplayId(formatDisplayId(displayPrefix(name), 1)), { prefix, number: 1 });
+    }
+  });
 });
 
 describe("parseDisplayId", () => {

@@ -21,12 +21,14 @@ export function decodeRunId(encoded: string): number | undefined {
 
 /**
  * The display-ID prefix of a project, fixed when the project is created (docs/semantics.md, Identifiers):
- * one piece → its first 3 characters; several → their initials, where two initials become the
+ * pieces are split on `-`, `_`, `.` and any whitespace; one piece → its first 3 characters; several → their initials, where two initials become the
  * first initial plus the first 2 characters of the last piece; at most 4; upper-case; none → RUN.
  * `training` → TRA, `my-ml-project` → MMP, `my-project` → MPR, `resnet-50` → R50.
  */
 export function displayPrefix(projectName: string): string {
-  const pieces = projectName.split(/[-_. ]+/).filter((piece) => piece !== "");
+  // Every whitespace separates (tab, NBSP, the ideographic space of CJK names), as parseDisplayId
+  // refuses all of it: a prefix that kept one made display IDs nothing could look up.
+  const pieces = projectName.split(/[-_.\s]+/u).filter((piece) => piece !== "");
   if (pieces.length === 0) return "RUN";
   if (pieces.length === 1) return [...pieces[0]!].slice(0, 3).join("").toUpperCase();
   let initials = pieces.map((piece) => [...piece][0]!).join("");

@@ -138,6 +138,45 @@ describe("hardening, second round", () => {
     assert.equal(all.body.runs.length, 2, "both runs list without a tag filter");
   });
 
+  it("M7: MLflow names keep Stepwise's limits, so every name written through MLflow lists and opens through Stepwise", async () => {
+    invalidParameter(await mlflow("/experiments/create", { name: "e".repeat(256) }), /'name' exceeds the maximum length of 255/);
+    const longest = "e".repeat(255);
+    const id = await experiment(longest);
+    invalidParameter(await mlflow("/experiments/update", { experiment_id: id, new_name: "u".repeat(20_000) }), /'new_name' exceeds/);
+    invalidParameter(
+      await mlflow("/runs/create", { experiment_id: id, run_name: "r".repeat(1001) }),
+      /'run_name' exceeds the maximum length of 1000/,
+    );
+    invalidParameter(
+      await mlflow("/runs/create", { experiment_id: id, user_id: "u".repeat(256) }),
+      /'user_id' exceeds the maximum length of 255/,
+    );
+    const runId = await run(id, "r".repeat(1000));
+    invalidParameter(await mlflow("/runs/update", { run_id: runId, run_name: "r".repeat(1001) }), /'run_name' exceeds/);
+    invalidParameter(
+      await mlflow("/runs/set-tag", { run_id: runId, key: "mlflow.runName", value: "r".repeat(1001) }),
+      /mlflow.runName' exceeds/,
+    );
+    const list = await client.get("/api/runs/list", { projectName: longest });
+    assert.equal(list.status, 200, JSON.stringify(list.body));
+    assert.deepEqual(
+      list.body.runs.map((r: { name: string }) => r.name.length),
+      [1000],
+    );
+  });
+
+  it("L1: a project whose name starts with a tab, NBSP or ideographic space gets display IDs that look up", async () => {
+    for (const projectName of ["\tindented", "\u00a0nbsp project", "\u3000画像分類"]) {
+      const created = await client.post("/api/runs/create", { projectName, runName: "r" });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      const displayId = created.body.displayId as string;
+      assert.doesNotMatch(displayId, /\s/u);
+      const found = await client.get(`/api/runs/details/by-display-id/${encodeURIComponent(displayId)}`, { projectName });
+      assert.equal(found.status, 200, `${displayId}: ${JSON.stringify(found.body)}`);
+      assert.equal(found.body.id, created.body.runId);
+    }
+  });
+
   it("L6: a JSON number that overflows to infinity is refused on Stepwise's ingest and MLflow's metric routes", async () => {
     const created = await client.post("/api/runs/create", { projectName: "l6", runName: "r" });
     const target = { runId: created.body.runId as number, projectName: "l6" };

@@ -1,5 +1,6 @@
 import type { Json } from "../merge.js";
 import type { RunStatus } from "../status.js";
+import { NAME_LIMITS } from "../names.js";
 import { MAX_EPOCH_MS } from "../time.js";
 import { invalidParameter } from "./errors.js";
 
@@ -54,6 +55,7 @@ export const LIMITS = {
   batchBytes: 1024 * 1024,
   maxResults: 50_000,
   historyMaxResults: 25_000,
+  userIdLength: 255,
   searchExperiments: 1000,
   orderByTerms: 10,
   filterLength: 100_000,
@@ -77,6 +79,16 @@ export function checkValue(value: unknown, what: string, maxLength: number): str
   if (typeof value !== "string") throw invalidParameter(`Missing value for required parameter '${what}'`);
   if (value.length > maxLength) throw invalidParameter(`'${what}' exceeds the maximum length of ${maxLength} characters`);
   return value;
+}
+
+/**
+ * A name within Stepwise's limits (NAME_LIMITS, the same on both protocols): an experiment is a
+ * project and a run a run, so a longer name would make what Stepwise's routes refuse to name.
+ */
+export function checkName(name: string, what: string, kind: keyof typeof NAME_LIMITS): string {
+  const max = NAME_LIMITS[kind];
+  if (name.length > max) throw invalidParameter(`'${what}' exceeds the maximum length of ${max} characters`);
+  return name;
 }
 
 /** A config value as MLflow shows params: strings as they are, anything else as its JSON text. */

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from "typebox";
+import { NAME_LIMITS } from "../../domain/names.js";
 import { RUN_STATUSES } from "../../domain/status.js";
 import { MAX_EPOCH_MS } from "../../domain/time.js";
 
@@ -31,7 +32,7 @@ export const JsonText = Type.String({
   description: 'JSON text; "null" or "" means absent.',
   examples: ['{"lr": 0.001, "model": {"layers": 12}}'],
 });
-export const ProjectName = Type.String({ minLength: 1, maxLength: 255 });
+export const ProjectName = Type.String({ minLength: 1, maxLength: NAME_LIMITS.projectName });
 /** A metric, data or file log name. */
 export const LogName = Type.String({ minLength: 1, maxLength: 255 });
 /** The query of reads over one run's logs, all of them or one name or one group (metrics, statistics, files). */

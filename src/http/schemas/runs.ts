@@ -1,11 +1,12 @@
 import { Type } from "typebox";
 import { encodeRunId } from "../../domain/ids.js";
+import { NAME_LIMITS } from "../../domain/names.js";
 import { LOG_TYPES } from "../../store/store.js";
 import { AnyJson, EpochMs, JsonText, Nullable, NullableTimestamp, ProjectName, RunId, RunStatus, Step, Tags, Timestamp } from "./common.js";
 
 export const CreateRunBody = Type.Object(
   {
-    runName: Type.String({ minLength: 1, maxLength: 1000 }),
+    runName: Type.String({ minLength: 1, maxLength: NAME_LIMITS.runName }),
     projectName: ProjectName,
     externalId: Nullable(Type.String({ minLength: 1, maxLength: 255 })),
     tags: Nullable(Tags),

@@ -6,6 +6,7 @@ import {
   applyParams,
   applyTags,
   checkKey,
+  checkName,
   checkValue,
   LIMITS,
   metricValueJson,
@@ -99,7 +100,7 @@ function checkTagWritable(key: string): void {
 /** The name a run gets from its tags: setting mlflow.runName renames the run, as on MLflow's server. */
 function nameFrom(tags: readonly (readonly [string, string])[], current: string): string {
   let name = current;
-  for (const [key, value] of tags) if (key === RUN_NAME_TAG && value !== "") name = value;
+  for (const [key, value] of tags) if (key === RUN_NAME_TAG && value !== "") name = checkName(value, RUN_NAME_TAG, "runName");
   return name;
 }
 
@@ -117,8 +118,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
     // Experiments.
     post("/experiments/create", async (request) => {
       const fields = fieldsOf(request);
-      const name = requiredString(fields, "name");
-      if (name.length > 500) throw invalidParameter("'name' exceeds the maximum length of 500 characters");
+      const name = checkName(requiredString(fields, "name"), "name", "projectName");
       const tags = tagsOf(listOf(fields, "tags"), "tags");
       let project: Project;
       try {
@@ -193,7 +193,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
     post("/experiments/update", async (request) => {
       const fields = fieldsOf(request);
       const project = await findExperiment(store, orgOf(request), fields.experiment_id);
-      const newName = requiredString(fields, "new_name");
+      const newName = checkName(requiredString(fields, "new_name"), "new_name", "projectName");
       try {
         await store.updateProjectMlflow(orgOf(request), project.id, (s) => ({ ...s, name: newName }), clock.now());
       } catch (error) {
@@ -259,7 +259,10 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       const tags = tagsOf(listOf(fields, "tags"), "tags");
       for (const [key] of tags) checkTagWritable(key);
       const userId = optionalString(fields, "user_id");
-      const name = optionalString(fields, "run_name") || nameFrom(tags, "") || `run-${now.toString(36)}`;
+      if (userId !== undefined && userId.length > LIMITS.userIdLength)
+        throw invalidParameter(`'user_id' exceeds the maximum length of ${LIMITS.userIdLength} characters`);
+      const name =
+        checkName(optionalString(fields, "run_name") ?? "", "run_name", "runName") || nameFrom(tags, "") || `run-${now.toString(36)}`;
       const startTime = parseTime(Object.hasOwn(fields, "start_time") ? fields.start_time : undefined, "start_time", now);
       let mlflowTags = applyTags(tags, [[RUN_NAME_TAG, name]]);
       if (userId && !mlflowTags.some(([key]) => key === USER_TAG)) mlflowTags = applyTags(mlflowTags, [[USER_TAG, userId]]);
@@ -283,7 +286,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       checkActive(run);
       const status = optionalString(fields, "status");
       const endTime = Object.hasOwn(fields, "end_time") ? parseTime(fields.end_time, "end_time") : undefined;
-      const runName = optionalString(fields, "run_name");
+      const runName = checkName(optionalString(fields, "run_name") ?? "", "run_name", "runName");
       const now = clock.now();
       const stepwiseStatus = status === undefined ? undefined : toStepwiseStatus(status);
       if (runName)
