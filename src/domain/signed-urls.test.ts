@@ -54,6 +54,8 @@ describe("signed URLs", () => {
       ["10", undefined, sig],
       ["1e3", "k", sig],
       ["-5", "k", sig],
+      ["010", "k", sig],
+      ["0010", "k", sig],
       [["10"], "k", sig],
     ] as const) {
       assert.throws(() => verify(secret, "upload", 1, { expires, key, sig: signature }, 0), forbidden(/missing|does not match/));

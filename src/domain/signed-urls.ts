@@ -39,7 +39,7 @@ export function verify(
   now: number,
 ): string {
   const { expires, key, sig } = query;
-  const expiry = typeof expires === "string" && /^\d{1,16}$/.test(expires) ? Number(expires) : NaN;
+  const expiry = typeof expires === "string" && isCanonicalNumber(expires) ? Number(expires) : NaN;
   if (!Number.isFinite(expiry) || typeof key !== "string" || typeof sig !== "string") {
     throw forbidden("signed URL is missing its expiry, key or signature");
   }
@@ -48,6 +48,15 @@ export function verify(
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw forbidden("signed URL signature does not match");
   if (now > expiry) throw forbidden("signed URL has expired");
   return key;
+}
+
+/**
+ * Whether a URL's number is in its one decimal spelling (no leading zeros, at most 16 digits), as
+ * the signature is: `expires=01…` or `/files/download/01/` named the same file and time by another
+ * spelling, so one signed URL had many.
+ */
+export function isCanonicalNumber(text: string): boolean {
+  return /^(0|[1-9]\d{0,15})$/.test(text);
 }
 
 /** A signed URL works only while the key that minted it could still mint it: not revoked, not expired. */

@@ -13,9 +13,9 @@ describe("storable text", () => {
   it("walks values and keys of parsed JSON only when the text has a \\u escape", () => {
     const check = (raw: string) => () => checkParsedJsonText(raw, JSON.parse(raw), "body");
     assert.doesNotThrow(check('{"a":["\\u00e9",{"b":"\\ud83d\\ude00"}]}'));
-    assert.throws(check('{"a":[1,{"b":"x\\u0000"}]}'), /body: text must not contain U\+0000/);
-    assert.throws(check('{"\\u0000":1}'), /body: text must not/);
-    assert.throws(check('["\\ud800"]'), /body: text must not/);
+    assert.throws(check('{"a":[1,{"b":"x\\u0000"}]}'), /body\.a\[1\]\.b: text must not contain U\+0000/);
+    assert.throws(check('{"\\u0000":1}'), /body \(a key\): text must not/);
+    assert.throws(check('["\\ud800"]'), /body\[0\]: text must not/);
     assert.throws(check('"\\udfff"'), /body: text must not/);
     // Without an escape the walk is skipped: such text cannot hold either.
     assert.doesNotThrow(() => checkParsedJsonText("{}", { a: "\0" }, "body"));

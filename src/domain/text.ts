@@ -27,15 +27,16 @@ export function checkStorableText(text: string, field: string): void {
  */
 export function checkParsedJsonText(raw: string, value: unknown, field: string): void {
   if (!raw.includes("\\u")) return;
-  const pending: unknown[] = [value];
+  // The error names where the text is (`body.files[1].fileName`), so a client can find it.
+  const pending: [unknown, string][] = [[value, field]];
   while (pending.length > 0) {
-    const current = pending.pop();
-    if (typeof current === "string") checkStorableText(current, field);
-    else if (Array.isArray(current)) for (const item of current) pending.push(item);
+    const [current, path] = pending.pop()!;
+    if (typeof current === "string") checkStorableText(current, path);
+    else if (Array.isArray(current)) current.forEach((item, i) => pending.push([item, `${path}[${i}]`]));
     else if (typeof current === "object" && current !== null)
       for (const key in current) {
-        checkStorableText(key, field);
-        pending.push((current as Record<string, unknown>)[key]);
+        checkStorableText(key, `${path} (a key)`);
+        pending.push([(current as Record<string, unknown>)[key], `${path}.${key}`]);
       }
   }
 }

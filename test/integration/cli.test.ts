@@ -162,6 +162,8 @@ describe("CLI", () => {
       [["keys", "create", "--org", "dup", "--expires-in", "3x", ...dataDir], /expires-in.*'3x'/],
       [["keys", "create", "--org", "dup", "--expires-in", "30", ...dataDir], /expires-in.*'30'/],
       [["keys", "create", "--org", "dup", "--expires-in", "0d", ...dataDir], /expires-in must be longer than 0/],
+      [["keys", "create", "--org", "dup", "--expires-in", "999999999d", ...dataDir], /expires-in must be at most 36500d/],
+      [["keys", "create", "--org", "dup", "--expires-in", "36501d", ...dataDir], /expires-in must be at most 36500d/],
       [["keys", "create", "--org", "dup", "--expires-in", ...dataDir], /expires-in/],
       [["keys", "revoke", "no-such-key", ...dataDir], /no API key with id 'no-such-key'/],
       [["keys", "revoke", ...dataDir], /missing <key-id>/],

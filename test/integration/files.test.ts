@@ -191,6 +191,15 @@ for (const target of BLOB_TARGETS) {
         assert.equal(response.status, 403, url);
         assert.match((await response.json()).error, /signed URL/);
       }
+      // Another spelling of the same expiry or file ID is not the signed URL either (canonical spellings only).
+      const respelled: [string, number][] = [
+        [withParam(upload, "expires", `0${new URL(upload).searchParams.get("expires")}`), 403],
+        [upload.replace(`/upload/${fileId}?`, `/upload/0${fileId}?`), 400],
+      ];
+      for (const [url, status] of respelled) {
+        const response = await put(url, "evil");
+        assert.equal(response.status, status, url);
+      }
       assert.deepEqual(await listFiles(client, run), [], "no forged upload stored anything");
 
       assert.equal((await put(upload, "good")).status, 200);

@@ -113,11 +113,11 @@ describe("hardening, second round", () => {
   it("M1, L4: NUL and unpaired surrogates are a 400 naming the field, the same on both stores", async () => {
     const nul = await client.post("/api/runs/create", { projectName: "m1", runName: "a\u0000b" });
     assert.equal(nul.status, 400, JSON.stringify(nul.body));
-    assert.match(nul.body.error, /^body: text must not contain U\+0000 \(NUL\) or an unpaired surrogate/);
+    assert.match(nul.body.error, /^body.runName: text must not contain U\+0000 \(NUL\) or an unpaired surrogate/);
     const surrogate = await client.post("/api/runs/create", { projectName: "m1", runName: "a\ud800" });
     assert.equal(surrogate.status, 400, "refused, not replaced by U+FFFD");
     const config = await client.post("/api/runs/create", { projectName: "m1", runName: "r", config: JSON.stringify({ k: "\u0000" }) });
-    assert.match(config.body.error, /^config: text must not contain/);
+    assert.match(config.body.error, /^config\.k: text must not contain/);
     const search = await client.get("/api/runs/list", { projectName: "m1", search: "a\u0000" });
     assert.equal(search.status, 400);
     assert.match(search.body.error, /^search \(querystring\): text must not contain/);

@@ -47,12 +47,17 @@ const ACTIONS = new Map<string, (store: Store, values: Values, args: string[], l
   ["revoke", revokeKey],
 ]);
 
+const MAX_KEY_LIFETIME_MS = 36_500 * 24 * 3600 * 1000;
+
 /** `--expires-in` takes `<n>s|m|h|d`; a zero lifetime would make a key that never works. */
 function keyLifetime(raw: string | boolean | undefined): number | undefined {
   if (typeof raw !== "string") return undefined;
   if (!/^\d+[smhd]$/.test(raw)) throw new ConfigError(`expires-in must be a duration like 30s, 15m, 2h or 7d, got '${raw}'`);
   const lifetime = parseDuration(raw, "expires-in");
   if (lifetime <= 0) throw new ConfigError(`expires-in must be longer than 0, got '${raw}'`);
+  // Past this the expiry is not a date (999999999d was stored, then failed to print, then broke `keys list`).
+  if (lifetime > MAX_KEY_LIFETIME_MS)
+    throw new ConfigError(`expires-in must be at most 36500d (100 years; leave it out for a key that never expires), got '${raw}'`);
   return lifetime;
 }
 

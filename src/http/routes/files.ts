@@ -3,9 +3,17 @@ import { Readable } from "node:stream";
 import { Type } from "typebox";
 import type { AppDeps } from "../../app.js";
 import { type BlobRef, BlobTooLargeError, type DirectBlobUrls } from "../../blobs/blob-store.js";
-import { DomainError, runNotFound } from "../../domain/errors.js";
+import { DomainError, invalidInput, runNotFound } from "../../domain/errors.js";
 import { checkFileName, contentDispositionOf, contentTypeOfFile } from "../../domain/files.js";
-import { checkMintingKey, DOWNLOAD_URL_TTL_MS, type SignedAction, sign, UPLOAD_URL_TTL_MS, verify } from "../../domain/signed-urls.js";
+import {
+  checkMintingKey,
+  DOWNLOAD_URL_TTL_MS,
+  isCanonicalNumber,
+  type SignedAction,
+  sign,
+  UPLOAD_URL_TTL_MS,
+  verify,
+} from "../../domain/signed-urls.js";
 import { toIso } from "../../domain/time.js";
 import { getRunInProject } from "../../services/run-lookup.js";
 import type { StoredFile } from "../../store/store.js";
@@ -148,6 +156,12 @@ export function signedFileRoutes({ store, clock, config, blobs, signingSecret }:
     // Clients upload with any content type (image/png, text/plain, even "mask"): every body is a byte stream here.
     app.addHook("onRequest", async (request) => {
       if (request.method === "PUT") request.headers["content-type"] = "application/octet-stream";
+    });
+    // Before the schema turns "01" into 1: a signed URL has one spelling of its file ID.
+    app.addHook("preValidation", async (request) => {
+      const { fileId } = request.params as { fileId?: unknown };
+      if (typeof fileId === "string" && !isCanonicalNumber(fileId))
+        throw invalidInput("fileId: a file ID is a decimal integer without leading zeros");
     });
     app.removeAllContentTypeParsers();
     app.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
