@@ -32,7 +32,7 @@ export function checkParsedJsonText(raw: string, value: unknown, field: string):
   while (pending.length > 0) {
     const [current, path] = pending.pop()!;
     if (typeof current === "string") checkStorableText(current, path);
-    else if (Array.isArray(current)) current.forEach((item, i) => pending.push([item, `${path}[${i}]`]));
+    else if (Array.isArray(current)) for (let i = 0; i < current.length; i++) pending.push([current[i], `${path}[${i}]`]);
     else if (typeof current === "object" && current !== null)
       for (const key in current) {
         checkStorableText(key, `${path} (a key)`);
