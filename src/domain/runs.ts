@@ -56,3 +56,17 @@ export function forkedAttributes(
     tags: fork.inheritTags ? uniqueTags([...parent.tags, ...child.tags]) : child.tags,
   };
 }
+
+/**
+ * A deleted project (an experiment deleted through MLflow's API) takes no new runs, whichever
+ * protocol asks, as on MLflow's server: restore it first. Each store calls this inside the create's
+ * transaction, after it holds the project row, so a delete racing the create cannot leave an
+ * active run in a deleted project.
+ */
+export function checkProjectTakesRuns(project: { name: string; deleted_at: number | null }): void {
+  if (project.deleted_at !== null)
+    throw new DomainError(
+      "CONFLICT",
+      `project '${project.name}' is deleted (MLflow's experiments/delete): restore it (experiments/restore) to add runs`,
+    );
+}

@@ -177,6 +177,31 @@ describe("hardening, second round", () => {
     }
   });
 
+  it("L2: a deleted experiment takes no new run through either protocol, even racing its delete", async () => {
+    const id = await experiment("l2");
+    await run(id, "before");
+    assert.equal((await mlflow("/experiments/delete", { experiment_id: id })).status, 200);
+    const stepwise = await client.post("/api/runs/create", { projectName: "l2", runName: "after" });
+    assert.equal(stepwise.status, 409, JSON.stringify(stepwise.body));
+    assert.match(stepwise.body.error, /project 'l2' is deleted/);
+    invalidParameter(await mlflow("/runs/create", { experiment_id: id }), /must be in the 'active' state/);
+    assert.equal((await mlflow("/experiments/restore", { experiment_id: id })).status, 200);
+    assert.equal((await client.post("/api/runs/create", { projectName: "l2", runName: "restored" })).status, 200);
+
+    // Creates racing deletes: afterwards no deleted experiment holds an active run.
+    const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => experiment(`l2-race-${i}`)));
+    await Promise.all(
+      ids.flatMap((experimentId, i) => [
+        ...Array.from({ length: 4 }, () => mlflow("/runs/create", { experiment_id: experimentId })),
+        mlflow("/experiments/delete", { experiment_id: experimentId }),
+        client.post("/api/runs/create", { projectName: `l2-race-${i}`, runName: "stepwise" }),
+      ]),
+    );
+    const all = await mlflow("/runs/search", { experiment_ids: ids, run_view_type: "ALL", max_results: 1000 });
+    const active = all.body.runs.filter((r: { info: { lifecycle_stage: string } }) => r.info.lifecycle_stage === "active");
+    assert.deepEqual(active, [], "every run of a deleted experiment is deleted");
+  });
+
   it("L6: a JSON number that overflows to infinity is refused on Stepwise's ingest and MLflow's metric routes", async () => {
     const created = await client.post("/api/runs/create", { projectName: "l6", runName: "r" });
     const target = { runId: created.body.runId as number, projectName: "l6" };

@@ -1,4 +1,5 @@
 import { displayPrefix } from "../../domain/ids.js";
+import { checkProjectTakesRuns } from "../../domain/runs.js";
 import { SELECT_PROJECT_WITH_COUNT, toProject, type ProjectWithCountRow } from "../rows.js";
 import type { Project } from "../store.js";
 import { row, rows, run, type Sql } from "./db.js";
@@ -9,6 +10,7 @@ export interface ProjectRow {
   run_prefix: string;
   created_at: number;
   updated_at: number;
+  deleted_at: number | null;
 }
 
 export async function listProjects(sql: Sql, orgId: string): Promise<Project[]> {
@@ -32,22 +34,25 @@ export async function getOrCreateProjectRow(sql: Sql, orgId: string, name: strin
      ON CONFLICT (org_id, name) DO NOTHING`,
     [orgId, name, displayPrefix(name), now, now],
   );
-  return (await row<ProjectRow>(sql, "SELECT id, name, run_prefix, created_at, updated_at FROM projects WHERE org_id = $1 AND name = $2", [
-    orgId,
-    name,
-  ]))!;
+  return (await row<ProjectRow>(
+    sql,
+    "SELECT id, name, run_prefix, created_at, updated_at, deleted_at FROM projects WHERE org_id = $1 AND name = $2",
+    [orgId, name],
+  ))!;
 }
 
 /**
  * The project's next run number. UPDATE … RETURNING takes the project row's lock until the
  * transaction ends, so concurrent creates each get their own number; a rolled-back create leaves
- * a gap, which is allowed.
+ * a gap, which is allowed. It returns the row as it is once locked, so a delete that committed
+ * while the create waited is seen (checkProjectTakesRuns) and the create rolls back.
  */
-export async function takeRunNumber(sql: Sql, projectId: number, now: number): Promise<number> {
-  const taken = await row<{ number: number }>(
+export async function takeRunNumber(sql: Sql, project: ProjectRow, now: number): Promise<number> {
+  const taken = await row<{ number: number; deleted_at: number | null }>(
     sql,
-    "UPDATE projects SET next_number = next_number + 1, updated_at = $1 WHERE id = $2 RETURNING next_number - 1 AS number",
-    [now, projectId],
+    "UPDATE projects SET next_number = next_number + 1, updated_at = $1 WHERE id = $2 RETURNING next_number - 1 AS number, deleted_at",
+    [now, project.id],
   );
+  checkProjectTakesRuns({ name: project.name, deleted_at: taken!.deleted_at });
   return taken!.number;
 }

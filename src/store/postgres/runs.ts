@@ -1,6 +1,6 @@
 import { formatDisplayId } from "../../domain/ids.js";
 import { newMlflowRunId } from "../../domain/mlflow/ids.js";
-import { forkedAttributes } from "../../domain/runs.js";
+import { checkProjectTakesRuns, forkedAttributes } from "../../domain/runs.js";
 import type { RunStatus } from "../../domain/status.js";
 import type { Actor, CreateRunInput, Run } from "../store.js";
 import { SELECT_RUN, toJsonText, toRun, type RunRow } from "../rows.js";
@@ -49,6 +49,7 @@ export async function listRunsByDisplayId(sql: Sql, orgId: string, prefix: strin
  */
 export async function createRun(sql: Sql, orgId: string, input: CreateRunInput, actor: Actor): Promise<{ run: Run; resumed: boolean }> {
   const project = await getOrCreateProjectRow(sql, orgId, input.projectName, input.now);
+  checkProjectTakesRuns(project);
   if (input.externalId !== undefined) {
     const existing = await existingRunId(sql, project.id, input.externalId);
     if (existing !== undefined) return { run: (await resumeRun(sql, orgId, existing, input.now, actor))!, resumed: true };
@@ -62,7 +63,7 @@ export async function createRun(sql: Sql, orgId: string, input: CreateRunInput, 
     ({ config, tags } = forkedAttributes(input.fork, parent, parent ? await ownLastStep(sql, parent.id) : null, child));
   }
 
-  const number = await takeRunNumber(sql, project.id, input.now);
+  const number = await takeRunNumber(sql, project, input.now);
   const createdAt = input.createdAt ?? input.now;
   const inserted = await row<{ id: number }>(
     sql,

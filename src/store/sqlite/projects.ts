@@ -10,6 +10,7 @@ export interface ProjectRow {
   next_number: number;
   created_at: number;
   updated_at: number;
+  deleted_at: number | null;
 }
 
 export function listProjects(s: Statements, orgId: string): Project[] {
@@ -28,6 +29,6 @@ export function getOrCreateProjectRow(s: Statements, orgId: string, name: string
      ON CONFLICT (org_id, name) DO NOTHING`,
   ).run(orgId, name, displayPrefix(name), now, now);
   return s
-    .get("SELECT id, name, run_prefix, next_number, created_at, updated_at FROM projects WHERE org_id = ? AND name = ?")
+    .get("SELECT id, name, run_prefix, next_number, created_at, updated_at, deleted_at FROM projects WHERE org_id = ? AND name = ?")
     .get(orgId, name) as ProjectRow;
 }

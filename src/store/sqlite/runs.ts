@@ -1,6 +1,6 @@
 import { formatDisplayId } from "../../domain/ids.js";
 import { newMlflowRunId } from "../../domain/mlflow/ids.js";
-import { forkedAttributes } from "../../domain/runs.js";
+import { checkProjectTakesRuns, forkedAttributes } from "../../domain/runs.js";
 import type { Actor, CreateRunInput, Run } from "../store.js";
 import { SELECT_RUN, toJsonText, toRun, type RunRow } from "../rows.js";
 import type { Statements } from "./db.js";
@@ -37,6 +37,7 @@ export function listRunsByDisplayId(s: Statements, orgId: string, prefix: string
 /** Must run inside a write transaction (see Store.createRun). */
 export function createRun(s: Statements, orgId: string, input: CreateRunInput, actor: Actor): { run: Run; resumed: boolean } {
   const project = getOrCreateProjectRow(s, orgId, input.projectName, input.now);
+  checkProjectTakesRuns(project);
   if (input.externalId !== undefined) {
     const existing = s.get("SELECT id FROM runs WHERE project_id = ? AND external_id = ?").get(project.id, input.externalId) as
       | { id: number }

@@ -253,8 +253,6 @@ export function trackingRoutes({ store, clock }: AppDeps) {
     post("/runs/create", async (request) => {
       const fields = fieldsOf(request);
       const project = await findExperiment(store, orgOf(request), fields.experiment_id);
-      if (project.deletedAt !== null)
-        throw invalidParameter(`The experiment ${project.id} must be in the 'active' state. Current state is deleted.`);
       const now = clock.now();
       const tags = tagsOf(listOf(fields, "tags"), "tags");
       for (const [key] of tags) checkTagWritable(key);
@@ -266,12 +264,20 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       const startTime = parseTime(Object.hasOwn(fields, "start_time") ? fields.start_time : undefined, "start_time", now);
       let mlflowTags = applyTags(tags, [[RUN_NAME_TAG, name]]);
       if (userId && !mlflowTags.some(([key]) => key === USER_TAG)) mlflowTags = applyTags(mlflowTags, [[USER_TAG, userId]]);
-      const { run } = await store.createRun(
-        orgOf(request),
-        { projectName: project.name, name, tags: [], mlflowTags, createdAt: startTime, now },
-        actorOf(request.auth),
-      );
-      return { run: runJson(run, []) };
+      let created: Run;
+      try {
+        ({ run: created } = await store.createRun(
+          orgOf(request),
+          { projectName: project.name, name, tags: [], mlflowTags, createdAt: startTime, now },
+          actorOf(request.auth),
+        ));
+      } catch (error) {
+        // The store refuses a deleted project inside its transaction (checkProjectTakesRuns), in MLflow's words here.
+        if (error instanceof DomainError && error.code === "CONFLICT")
+          throw invalidParameter(`The experiment ${project.id} must be in the 'active' state. Current state is deleted.`);
+        throw error;
+      }
+      return { run: runJson(created, []) };
     });
 
     get("/runs/get", async (request) => {
