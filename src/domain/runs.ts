@@ -70,3 +70,29 @@ export function checkProjectTakesRuns(project: { name: string; deleted_at: numbe
       `project '${project.name}' is deleted (MLflow's experiments/delete): restore it (experiments/restore) to add runs`,
     );
 }
+
+/**
+ * What one run may accumulate in each of its JSON fields (docs/api.md, "Limits on every request"):
+ * config, logger settings, MLflow's tags and dataset inputs, each at most this many characters of
+ * JSON text, the size of one JSON-text field of a request. Updates merge or append, so without a
+ * bound a run's row grew with every call (40 config updates made a 40 MB row that every write
+ * then re-read); past it an update is a 413 and changes nothing.
+ */
+export const MAX_RUN_JSON_LENGTH = 1_000_000;
+
+/** The JSON text of an accumulated field, or a 413 naming it when it would pass MAX_RUN_JSON_LENGTH. */
+export function accumulatedJsonText(field: string, value: Json | null | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  const text = JSON.stringify(value);
+  if (text.length > MAX_RUN_JSON_LENGTH)
+    throw new DomainError(
+      "PAYLOAD_TOO_LARGE",
+      `${field}: a run's ${field} may hold at most ${MAX_RUN_JSON_LENGTH} characters of JSON; this update would make it ${text.length}`,
+    );
+  return text;
+}
+
+/** A JSON field after a deep-merge patch (config, logger settings), as the text to store. */
+export function mergedJsonText(field: string, current: Json | null, patch: Json): string | null {
+  return accumulatedJsonText(field, deepMerge(current ?? undefined, patch));
+}

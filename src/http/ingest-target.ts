@@ -1,20 +1,20 @@
 import type { FastifyRequest } from "fastify";
 import { invalidInput, runNotFound } from "../domain/errors.js";
-import type { Run, Store } from "../store/store.js";
+import type { Store } from "../store/store.js";
 
 /**
  * The run an ingest request writes to, named by `X-Run-Id` and `X-Project-Name` (docs/semantics.md, Ingest wire format).
  * A run of another organization or another project reads exactly like an unknown run: 404.
  */
-export async function resolveIngestRun(store: Store, request: FastifyRequest): Promise<Run> {
+export async function resolveIngestRun(store: Store, request: FastifyRequest): Promise<{ id: number }> {
   const rawRunId = headerValue(request, "x-run-id");
   const projectName = headerValue(request, "x-project-name");
   if (rawRunId === undefined || !/^\d{1,15}$/.test(rawRunId)) throw invalidInput("X-Run-Id: header must be a numeric run ID");
   if (projectName === undefined || projectName === "") throw invalidInput("X-Project-Name: header is required");
   const runId = Number(rawRunId);
-  const run = await store.getRun(request.auth.orgId, runId);
-  if (!run || !projectNameReadings(projectName).includes(run.projectName)) throw runNotFound(runId);
-  return run;
+  const runProject = await store.getRunProjectName(request.auth.orgId, runId);
+  if (runProject === undefined || !projectNameReadings(projectName).includes(runProject)) throw runNotFound(runId);
+  return { id: runId };
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });

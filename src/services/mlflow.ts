@@ -15,7 +15,8 @@ import {
 } from "../domain/mlflow/search.js";
 import { isTerminal } from "../domain/status.js";
 import { endsNonFinite } from "../domain/summaries.js";
-import type { MetricSummary, MlflowCandidate, Project, Run, Store } from "../store/store.js";
+import { accumulatedJsonText } from "../domain/runs.js";
+import type { MetricSummary, MlflowCandidate, Project, ProjectMlflowState, Run, RunMlflowState, Store } from "../store/store.js";
 
 /** Workflows of MLflow's protocol over the store (docs/api.md, "MLflow's REST API"). */
 
@@ -38,6 +39,52 @@ export async function findRun(store: Store, orgId: string, runId: unknown): Prom
 /** Runs that MLflow's client may change: a deleted run is read-only (MLflow's INVALID_PARAMETER_VALUE). */
 export function checkActive(run: Run): void {
   if (run.deletedAt !== null) throw invalidParameter(`The run ${run.mlflowId} must be in the 'active' state. Current state is deleted.`);
+}
+
+/**
+ * store.updateRunMlflow with what a run may accumulate bounded (accumulatedJsonText): a config
+ * (MLflow's params), tag list or dataset-input list that the change makes longer than
+ * MAX_RUN_JSON_LENGTH is a 413 that changes nothing. Fields the change leaves alone are not checked.
+ */
+export function updateRunMlflow(
+  store: Store,
+  orgId: string,
+  runId: number,
+  change: (state: RunMlflowState) => RunMlflowState,
+  now: number,
+): Promise<Run | undefined> {
+  return store.updateRunMlflow(
+    orgId,
+    runId,
+    (before) => {
+      const after = change(before);
+      if (after.config !== before.config) accumulatedJsonText("params", after.config);
+      if (after.mlflowTags !== before.mlflowTags) accumulatedJsonText("tags", after.mlflowTags);
+      if (after.mlflowInputs !== before.mlflowInputs) accumulatedJsonText("dataset inputs", after.mlflowInputs);
+      return after;
+    },
+    now,
+  );
+}
+
+/** store.updateProjectMlflow with the experiment's tag list bounded as a run's (updateRunMlflow). */
+export function updateProjectMlflow(
+  store: Store,
+  orgId: string,
+  projectId: number,
+  change: (state: ProjectMlflowState) => ProjectMlflowState,
+  now: number,
+): Promise<Project | undefined> {
+  return store.updateProjectMlflow(
+    orgId,
+    projectId,
+    (before) => {
+      const after = change(before);
+      if (after.mlflowTags !== before.mlflowTags) accumulatedJsonText("tags", after.mlflowTags);
+      return after;
+    },
+    now,
+  );
 }
 
 export interface LatestMetric {

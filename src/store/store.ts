@@ -80,6 +80,12 @@ export interface Store {
   /** Sets a finished run back to RUNNING (history source `resume`); a RUNNING run is unchanged. */
   resumeRun(orgId: string, runId: number, now: number, actor: Actor): Promise<Run | undefined>;
   getRun(orgId: string, runId: number): Promise<Run | undefined>;
+  /**
+   * The project name of a run, or undefined when the organization has no such run: all that ingest
+   * and file registration need to check `X-Project-Name`, read without the run's JSON fields
+   * (config and MLflow's tags may each hold up to 1 MB, which every ingest request re-read).
+   */
+  getRunProjectName(orgId: string, runId: number): Promise<string | undefined>;
   /** One page of a project's runs by name search, tags and statuses, in column order; `total` counts every match. */
   listRuns(orgId: string, projectId: number, query: RunListQuery): Promise<{ runs: Run[]; total: number }>;
   /** Every run of the project that the narrowing matches, newest first, with what filters and sorts read. */

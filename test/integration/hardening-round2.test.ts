@@ -138,6 +138,36 @@ describe("hardening, second round", () => {
     assert.equal(all.body.runs.length, 2, "both runs list without a tag filter");
   });
 
+  it("M3: what a run accumulates (config, MLflow's params, tags, dataset inputs, model history) is bounded: past 1,000,000 characters a 413 that changes nothing", async () => {
+    const created = await client.post("/api/runs/create", { projectName: "m3", runName: "r" });
+    const runId = created.body.runId as number;
+    const big = (key: string) => JSON.stringify({ [key]: "x".repeat(600_000) });
+    assert.equal((await client.post("/api/runs/config/update", { runId, config: big("a") })).status, 200);
+    const over = await client.post("/api/runs/config/update", { runId, config: big("b") });
+    assert.equal(over.status, 413, JSON.stringify(over.body).slice(0, 300));
+    assert.match(over.body.error, /config: a run's config may hold at most 1000000 characters/);
+    const details = await client.get(`/api/runs/details/${runId}`);
+    assert.deepEqual(Object.keys(details.body.config), ["a"], "the refused update changed nothing");
+
+    const mlflowRun = await run(await experiment("m3-mlflow"), "r");
+    const params = (batch: number) => Array.from({ length: 100 }, (_, i) => ({ key: `p${batch}-${i}`, value: "v".repeat(6000) }));
+    assert.equal((await mlflow("/runs/log-batch", { run_id: mlflowRun, params: params(0) })).status, 200);
+    const tooManyParams = await mlflow("/runs/log-batch", { run_id: mlflowRun, params: params(1) });
+    assert.equal(tooManyParams.status, 413, JSON.stringify(tooManyParams.body).slice(0, 300));
+    assert.match(tooManyParams.body.message, /params: a run's params may hold at most/);
+    const model = JSON.stringify({ flavors: { blob: "m".repeat(400_000) } });
+    const models = [];
+    for (let i = 0; i < 3; i++) models.push((await mlflow("/runs/log-model", { run_id: mlflowRun, model_json: model })).status);
+    assert.deepEqual(models, [200, 200, 413], "the model history tag is bounded with the tags");
+    const dataset = { dataset: { name: "d", digest: "x", source_type: "local", source: "s", schema: "s".repeat(400_000) } };
+    const inputs = [];
+    for (let i = 0; i < 3; i++) inputs.push((await mlflow("/runs/log-inputs", { run_id: mlflowRun, datasets: [dataset] })).status);
+    assert.deepEqual(inputs, [200, 200, 413]);
+    const got = await client.get(`${API}/runs/get`, { run_id: mlflowRun });
+    assert.equal(got.body.run.data.params.length, 100, "the refused batch stored none of its params");
+    assert.equal(got.body.run.inputs.dataset_inputs.length, 2);
+  });
+
   it("M7: MLflow names keep Stepwise's limits, so every name written through MLflow lists and opens through Stepwise", async () => {
     invalidParameter(await mlflow("/experiments/create", { name: "e".repeat(256) }), /'name' exceeds the maximum length of 255/);
     const longest = "e".repeat(255);

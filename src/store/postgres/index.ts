@@ -170,6 +170,9 @@ export class PostgresStore implements Store {
   async getRun(orgId: string, runId: number): Promise<Run | undefined> {
     return runs.getRun(this.pool, orgId, runId);
   }
+  async getRunProjectName(orgId: string, runId: number): Promise<string | undefined> {
+    return runs.getRunProjectName(this.pool, orgId, runId);
+  }
   async listRuns(orgId: string, projectId: number, query: RunListQuery): Promise<{ runs: Run[]; total: number }> {
     return runList.listRuns(this.pool, orgId, projectId, query);
   }

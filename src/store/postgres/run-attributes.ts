@@ -1,10 +1,10 @@
 import { logGroupOf } from "../../domain/log-names.js";
-import { deepMerge, type Json } from "../../domain/merge.js";
-import { normalizeNotes, uniqueTags } from "../../domain/runs.js";
+import type { Json } from "../../domain/merge.js";
+import { mergedJsonText, normalizeNotes, uniqueTags } from "../../domain/runs.js";
 import type { RunStatus } from "../../domain/status.js";
 import { PROJECT_ACTIVITY_RESOLUTION_MS } from "../../domain/time.js";
 import type { Alert, LogName, LogType, NewAlert } from "../store.js";
-import { fromJsonText, toJsonText } from "../rows.js";
+import { fromJsonText } from "../rows.js";
 import { row, rows, run, type Sql } from "./db.js";
 
 /** Updates one column of a run of the organization in one statement; false when there is no such run. */
@@ -48,8 +48,8 @@ export async function mergeRunConfig(sql: Sql, orgId: string, runId: number, pat
     runId,
   ]);
   if (!found) return false;
-  const merged = deepMerge(fromJsonText<Json>(found.config) ?? undefined, patch);
-  await run(sql, "UPDATE runs SET config = $1, updated_at = $2 WHERE id = $3", [toJsonText(merged), now, runId]);
+  const merged = mergedJsonText("config", fromJsonText<Json>(found.config), patch);
+  await run(sql, "UPDATE runs SET config = $1, updated_at = $2 WHERE id = $3", [merged, now, runId]);
   return true;
 }
 

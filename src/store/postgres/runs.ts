@@ -13,6 +13,15 @@ export async function getRun(sql: Sql, orgId: string, runId: number): Promise<Ru
   return found && toRun(found);
 }
 
+export async function getRunProjectName(sql: Sql, orgId: string, runId: number): Promise<string | undefined> {
+  const found = await row<{ name: string }>(
+    sql,
+    "SELECT p.name FROM runs r JOIN projects p ON p.id = r.project_id WHERE r.org_id = $1 AND r.id = $2",
+    [orgId, runId],
+  );
+  return found?.name;
+}
+
 /** Runs forked from a run, oldest first. */
 export async function listForks(sql: Sql, orgId: string, runId: number): Promise<Run[]> {
   return (await rows<RunRow>(sql, `${SELECT_RUN} WHERE r.org_id = $1 AND r.forked_from_run_id = $2 ORDER BY r.id`, [orgId, runId])).map(

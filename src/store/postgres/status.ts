@@ -1,4 +1,5 @@
-import { deepMerge, type Json } from "../../domain/merge.js";
+import type { Json } from "../../domain/merge.js";
+import { mergedJsonText } from "../../domain/runs.js";
 import { shouldApplyStatus, STALE_STATUS_METADATA, type RunStatus, type StatusSource } from "../../domain/status.js";
 import { fromJsonText, toJsonText, toStatusEvent, type StatusEventRow } from "../rows.js";
 import type { Actor, StatusEvent, StatusUpdate } from "../store.js";
@@ -56,7 +57,7 @@ export async function updateRunStatus(
   const loggerSettings =
     update.loggerSettings === undefined
       ? current.logger_settings
-      : toJsonText(deepMerge(fromJsonText<Json>(current.logger_settings) ?? undefined, update.loggerSettings));
+      : mergedJsonText("loggerSettings", fromJsonText<Json>(current.logger_settings), update.loggerSettings);
   await run(
     sql,
     `UPDATE runs SET status = $1, status_updated = $2, status_metadata = $3, logger_settings = $4, updated_at = $5, heartbeat_at = $5

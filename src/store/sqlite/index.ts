@@ -210,6 +210,9 @@ export class SqliteStore implements Store {
   async getRun(orgId: string, runId: number): Promise<Run | undefined> {
     return runs.getRun(this.s, orgId, runId);
   }
+  async getRunProjectName(orgId: string, runId: number): Promise<string | undefined> {
+    return runs.getRunProjectName(this.s, orgId, runId);
+  }
   async listRuns(orgId: string, projectId: number, query: RunListQuery): Promise<{ runs: Run[]; total: number }> {
     return runList.listRuns(this.s, orgId, projectId, query);
   }

@@ -1,10 +1,10 @@
 import { logGroupOf } from "../../domain/log-names.js";
-import { deepMerge, type Json } from "../../domain/merge.js";
-import { normalizeNotes, uniqueTags } from "../../domain/runs.js";
+import type { Json } from "../../domain/merge.js";
+import { mergedJsonText, normalizeNotes, uniqueTags } from "../../domain/runs.js";
 import type { RunStatus } from "../../domain/status.js";
 import { PROJECT_ACTIVITY_RESOLUTION_MS } from "../../domain/time.js";
 import type { Alert, LogName, LogType, NewAlert } from "../store.js";
-import { fromJsonText, toJsonText } from "../rows.js";
+import { fromJsonText } from "../rows.js";
 import type { Statements } from "./db.js";
 
 /** Updates one column of a run of the organization; false when there is no such run. */
@@ -42,8 +42,8 @@ export function getModelGraph(s: Statements, orgId: string, runId: number): Json
 export function mergeRunConfig(s: Statements, orgId: string, runId: number, patch: Json, now: number): boolean {
   const row = s.get("SELECT config FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as { config: string | null } | undefined;
   if (!row) return false;
-  const merged = deepMerge(fromJsonText<Json>(row.config) ?? undefined, patch);
-  s.get("UPDATE runs SET config = ?, updated_at = ? WHERE id = ?").run(toJsonText(merged), now, runId);
+  const merged = mergedJsonText("config", fromJsonText<Json>(row.config), patch);
+  s.get("UPDATE runs SET config = ?, updated_at = ? WHERE id = ?").run(merged, now, runId);
   return true;
 }
 

@@ -12,6 +12,13 @@ export function getRun(s: Statements, orgId: string, runId: number): Run | undef
   return row && toRun(row);
 }
 
+export function getRunProjectName(s: Statements, orgId: string, runId: number): string | undefined {
+  const row = s.get("SELECT p.name FROM runs r JOIN projects p ON p.id = r.project_id WHERE r.org_id = ? AND r.id = ?").get(orgId, runId) as
+    | { name: string }
+    | undefined;
+  return row?.name;
+}
+
 /** Runs forked from a run, oldest first. */
 export function listForks(s: Statements, orgId: string, runId: number): Run[] {
   const rows = s.get(`${SELECT_RUN} WHERE r.org_id = ? AND r.forked_from_run_id = ? ORDER BY r.id`).all(orgId, runId) as RunRow[];

@@ -1,4 +1,5 @@
-import { deepMerge, type Json } from "../../domain/merge.js";
+import type { Json } from "../../domain/merge.js";
+import { mergedJsonText } from "../../domain/runs.js";
 import { shouldApplyStatus, STALE_STATUS_METADATA, type RunStatus, type StatusSource } from "../../domain/status.js";
 import { fromJsonText, toJsonText, toStatusEvent, type StatusEventRow } from "../rows.js";
 import type { Actor, StatusEvent, StatusUpdate } from "../store.js";
@@ -48,7 +49,7 @@ export function updateRunStatus(
   const loggerSettings =
     update.loggerSettings === undefined
       ? run.logger_settings
-      : toJsonText(deepMerge(fromJsonText<Json>(run.logger_settings) ?? undefined, update.loggerSettings));
+      : mergedJsonText("loggerSettings", fromJsonText<Json>(run.logger_settings), update.loggerSettings);
   s.get(
     `UPDATE runs SET status = ?, status_updated = ?, status_metadata = ?, logger_settings = ?, updated_at = ?, heartbeat_at = ?
      WHERE id = ?`,

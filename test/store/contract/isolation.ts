@@ -31,6 +31,8 @@ export function isolationContract(store: () => Store): void {
     const project = (await s.getProjectByName(a, "shared-name"))!;
 
     assert.equal(await s.getRun(b, id), undefined);
+    assert.equal(await s.getRunProjectName(b, id), undefined);
+    assert.equal(await s.getRunProjectName(a, id), "shared-name");
     assert.deepEqual(await s.getRuns(b, [id]), []);
     assert.equal(await s.getRunByExternalId(b, "shared-name", "ext"), undefined);
     assert.deepEqual(await s.listRunsByDisplayId(b, project.runPrefix, run.number), []);

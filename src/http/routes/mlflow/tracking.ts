@@ -35,6 +35,8 @@ import {
   latestMetrics,
   latestMetricsOfRuns,
   searchRuns,
+  updateProjectMlflow,
+  updateRunMlflow,
   type ViewType,
 } from "../../../services/mlflow.js";
 import type { MetricSeries, Project, Run } from "../../../store/store.js";
@@ -129,7 +131,8 @@ export function trackingRoutes({ store, clock }: AppDeps) {
         throw error;
       }
       if (tags.length > 0)
-        await store.updateProjectMlflow(
+        await updateProjectMlflow(
+          store,
           orgOf(request),
           project.id,
           (s) => ({ ...s, mlflowTags: applyTags(s.mlflowTags, tags) }),
@@ -195,7 +198,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       const project = await findExperiment(store, orgOf(request), fields.experiment_id);
       const newName = checkName(requiredString(fields, "new_name"), "new_name", "projectName");
       try {
-        await store.updateProjectMlflow(orgOf(request), project.id, (s) => ({ ...s, name: newName }), clock.now());
+        await updateProjectMlflow(store, orgOf(request), project.id, (s) => ({ ...s, name: newName }), clock.now());
       } catch (error) {
         if (error instanceof DomainError && error.code === "CONFLICT")
           throw new MlflowError("RESOURCE_ALREADY_EXISTS", `Experiment(name=${newName}) already exists.`);
@@ -211,7 +214,8 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       post(path, async (request) => {
         const project = await findExperiment(store, orgOf(request), fieldsOf(request).experiment_id);
         const now = clock.now();
-        await store.updateProjectMlflow(
+        await updateProjectMlflow(
+          store,
           orgOf(request),
           project.id,
           (s) => ({ ...s, deletedAt: deleted ? (s.deletedAt ?? now) : null }),
@@ -224,7 +228,8 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       const fields = fieldsOf(request);
       const project = await findExperiment(store, orgOf(request), fields.experiment_id);
       const [tag] = tagsOf([{ key: fields.key, value: fields.value }], "tag");
-      await store.updateProjectMlflow(
+      await updateProjectMlflow(
+        store,
         orgOf(request),
         project.id,
         (s) => ({ ...s, mlflowTags: applyTags(s.mlflowTags, [tag!]) }),
@@ -237,7 +242,8 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       const fields = fieldsOf(request);
       const project = await findExperiment(store, orgOf(request), fields.experiment_id);
       const key = checkKey(fields.key, "key");
-      await store.updateProjectMlflow(
+      await updateProjectMlflow(
+        store,
         orgOf(request),
         project.id,
         (s) => {
@@ -296,7 +302,8 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       const now = clock.now();
       const stepwiseStatus = status === undefined ? undefined : toStepwiseStatus(status);
       if (runName)
-        run = (await store.updateRunMlflow(
+        run = (await updateRunMlflow(
+          store,
           orgId,
           run.id,
           (s) => ({ ...s, name: runName, mlflowTags: applyTags(s.mlflowTags, [[RUN_NAME_TAG, runName]]) }),
@@ -321,7 +328,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       post(path, async (request) => {
         const run = await findRun(store, orgOf(request), runIdOf(fieldsOf(request)));
         const now = clock.now();
-        await store.updateRunMlflow(orgOf(request), run.id, (s) => ({ ...s, deletedAt: deleted ? (s.deletedAt ?? now) : null }), now);
+        await updateRunMlflow(store, orgOf(request), run.id, (s) => ({ ...s, deletedAt: deleted ? (s.deletedAt ?? now) : null }), now);
         return {};
       });
 
@@ -359,7 +366,8 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       checkActive(run);
       if (items.params.length > 0 || items.tags.length > 0) {
         for (const [key] of items.tags) checkTagWritable(key);
-        await store.updateRunMlflow(
+        await updateRunMlflow(
+          store,
           orgId,
           run.id,
           (s) => ({
@@ -407,7 +415,8 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       checkActive(run);
       const key = checkKey(fields.key, "key");
       checkTagWritable(key);
-      await store.updateRunMlflow(
+      await updateRunMlflow(
+        store,
         orgOf(request),
         run.id,
         (s) => {
@@ -451,7 +460,8 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       const run = await findRun(store, orgOf(request), runIdOf(fields));
       checkActive(run);
       const datasets = listOf(fields, "datasets");
-      await store.updateRunMlflow(
+      await updateRunMlflow(
+        store,
         orgOf(request),
         run.id,
         (s) => ({ ...s, mlflowInputs: [...(Array.isArray(s.mlflowInputs) ? s.mlflowInputs : []), ...(datasets as never[])] }),
@@ -473,7 +483,8 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       }
       checkParsedJsonText(modelJson, model, "model_json");
       // As MLflow's server: the model's description is appended to the run's mlflow.log-model.history tag.
-      await store.updateRunMlflow(
+      await updateRunMlflow(
+        store,
         orgOf(request),
         run.id,
         (s) => {
