@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { doesNotExist, invalidParameter } from "../domain/mlflow/errors.js";
 import { isMlflowRunId, parseExperimentId } from "../domain/mlflow/ids.js";
-import { artifactUri, LIMITS, paramsOf, toMlflowStatus, USER_TAG } from "../domain/mlflow/model.js";
+import { artifactUri, LIMITS, paramsOf, runsWithinMetricBudget, toMlflowStatus, USER_TAG } from "../domain/mlflow/model.js";
 import {
   compareKeys,
   compileClause,
@@ -201,12 +201,17 @@ export async function searchRuns(store: Store, orgId: string, request: SearchReq
         break;
       }
   }
-  const page = matched.slice(start, start + request.maxResults);
+  const candidates = matched.slice(start, start + request.maxResults);
+  const counts = await store.countMetricsOfRuns(
+    orgId,
+    candidates.map((m) => m.candidate.id),
+  );
+  const page = candidates.slice(0, runsWithinMetricBudget(candidates.map((m) => counts.get(m.candidate.id) ?? 0)));
   const runs = await store.getRuns(
     orgId,
     page.map((m) => m.candidate.id),
   );
-  const more = start + request.maxResults < matched.length;
+  const more = start + page.length < matched.length;
   return { runs, nextPageToken: more ? encodePageToken(page.at(-1)!.key) : undefined };
 }
 

@@ -158,6 +158,12 @@ export interface Store {
    * (with [] when it has no metrics); unknown and other organizations' runs are left out.
    */
   listMetricSummariesOfRuns(orgId: string, runIds: number[]): Promise<Map<number, MetricSummary[]>>;
+  /**
+   * How many metrics of their own each run has (a fork's inherited ones not counted), in one read:
+   * what a caller needs to bound a response before reading the summaries. Runs without metrics,
+   * and IDs unknown in the organization, are absent.
+   */
+  countMetricsOfRuns(orgId: string, runIds: number[]): Promise<Map<number, number>>;
   /** The points of one metric with stepMin ≤ step ≤ stepMax, ascending by step; the first `limit` when given. */
   readMetricPoints(orgId: string, runId: number, logName: string, stepMin: number, stepMax: number, limit?: number): Promise<Point[]>;
   /** At most `limit` points of one metric in the window, chosen by domain/sampling.ts. */

@@ -168,6 +168,39 @@ describe("hardening, second round", () => {
     assert.equal(got.body.run.inputs.dataset_inputs.length, 2);
   });
 
+  it("M4: a run has at most 20,000 metrics, and an MLflow search page ends early rather than carry more than 100,000", async () => {
+    const id = await experiment("m4");
+    const runIds: string[] = [];
+    for (let r = 0; r < 6; r++) runIds.push(await run(id, `r${r}`));
+    const projectName = "m4";
+    const lines = (first: number) =>
+      [0, 1]
+        .map((half) =>
+          JSON.stringify({
+            time: 1,
+            step: 0,
+            data: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`m${first + half * 10_000 + i}`, i])),
+          }),
+        )
+        .join("\n");
+    const numericIds = (await client.get("/api/runs/list", { projectName, limit: "10" })).body.runs.map((r: { id: number }) => r.id);
+    assert.equal(numericIds.length, 6);
+    for (const runId of numericIds) assert.equal((await ingest(client, "metrics", { runId, projectName }, lines(0))).status, 200);
+    const over = await ingest(client, "metrics", { runId: numericIds[0], projectName }, '{"time":1,"step":1,"data":{"m0":1,"one-more":1}}');
+    assert.equal(over.status, 400, JSON.stringify(over.body));
+    assert.match(over.body.error, /a run may have at most 20000 metrics: this one has 20000, and this batch names 1 new ones/);
+
+    const first = await mlflow("/runs/search", { experiment_ids: [id], max_results: 100 });
+    assert.equal(first.status, 200);
+    assert.equal(first.body.runs.length, 5, "5 runs × 20,000 metrics fill the page's budget");
+    assert.equal(first.body.runs[0].data.metrics.length, 20_000);
+    const second = await mlflow("/runs/search", { experiment_ids: [id], max_results: 100, page_token: first.body.next_page_token });
+    assert.equal(second.body.runs.length, 1);
+    assert.equal(second.body.next_page_token, undefined);
+    const seen = [...first.body.runs, ...second.body.runs].map((r: { info: { run_id: string } }) => r.info.run_id).sort();
+    assert.deepEqual(seen, [...runIds].sort());
+  });
+
   it("M7: MLflow names keep Stepwise's limits, so every name written through MLflow lists and opens through Stepwise", async () => {
     invalidParameter(await mlflow("/experiments/create", { name: "e".repeat(256) }), /'name' exceeds the maximum length of 255/);
     const longest = "e".repeat(255);

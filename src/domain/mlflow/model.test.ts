@@ -8,11 +8,13 @@ import {
   applyParams,
   applyTags,
   checkKey,
+  LIMITS,
   metricValueJson,
   paramsOf,
   parseInt64,
   parseTime,
   parseMetricValue,
+  runsWithinMetricBudget,
   toMlflowStatus,
   toStepwiseStatus,
 } from "./model.js";
@@ -121,6 +123,15 @@ describe("MLflow's model on Stepwise's", () => {
     assert.equal(parseInt64("123", "t"), 123);
     assert.equal(parseInt64(undefined, "t", 7), 7);
     for (const bad of [-1, 1.5, "1e3", 2 ** 53, "x"]) invalid(() => parseInt64(bad, "t"));
+  });
+
+  it("fits a search page's runs to its budget of latest metrics, at least one run", () => {
+    const budget = LIMITS.searchPageMetrics;
+    assert.equal(runsWithinMetricBudget([]), 0);
+    assert.equal(runsWithinMetricBudget([1, 2, 3]), 3);
+    assert.equal(runsWithinMetricBudget([budget, 1]), 1);
+    assert.equal(runsWithinMetricBudget([budget + 5, 1]), 1, "a run past the budget alone still makes a page");
+    assert.equal(runsWithinMetricBudget([budget / 2, budget / 2, 1]), 2);
   });
 
   it("reads times no later than a JavaScript date can hold", () => {

@@ -60,7 +60,24 @@ export const LIMITS = {
   orderByTerms: 10,
   filterLength: 100_000,
   filterClauses: 100,
+  searchPageMetrics: 100_000,
 } as const;
+
+/**
+ * How many runs of a search page fit its budget of latest metrics (LIMITS.searchPageMetrics), given
+ * each run's metric count in page order: at least one, so paging always moves on. MLflow's client
+ * pages by the token, so a page may end before max_results.
+ */
+export function runsWithinMetricBudget(metricCounts: readonly number[]): number {
+  let metrics = 0;
+  let runs = 0;
+  for (const count of metricCounts) {
+    if (runs > 0 && metrics + count > LIMITS.searchPageMetrics) break;
+    metrics += count;
+    runs++;
+  }
+  return runs;
+}
 
 /** MLflow's key rule: 1 to 250 characters of letters, digits, `_ - . space / :` (its own `_validate_param_name` set). */
 const KEY = /^[\w\-. /:]{1,250}$/u;

@@ -246,6 +246,9 @@ export class PostgresStore implements Store {
   async listMetricSummariesOfRuns(orgId: string, runIds: number[]): Promise<Map<number, MetricSummary[]>> {
     return metricReads.listMetricSummariesOfRuns(this.pool, orgId, runIds);
   }
+  async countMetricsOfRuns(orgId: string, runIds: number[]): Promise<Map<number, number>> {
+    return metricReads.countMetricsOfRuns(this.pool, orgId, runIds);
+  }
   async readMetricPoints(
     orgId: string,
     runId: number,

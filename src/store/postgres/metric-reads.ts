@@ -107,6 +107,16 @@ export async function listMetricSummaries(
 }
 
 /** listMetricSummaries for many runs: one query for the runs without a lineage. */
+export async function countMetricsOfRuns(sql: Sql, orgId: string, runIds: number[]): Promise<Map<number, number>> {
+  const found = await arrays<[number, number]>(
+    sql,
+    `SELECT m.run_id, count(*)::int FROM metrics m JOIN runs r ON r.id = m.run_id
+     WHERE r.org_id = $1 AND r.id = ANY($2::bigint[]) GROUP BY m.run_id`,
+    [orgId, runIds],
+  );
+  return new Map(found);
+}
+
 export async function listMetricSummariesOfRuns(sql: Sql, orgId: string, runIds: number[]): Promise<Map<number, MetricSummary[]>> {
   const runs = await rows<{ id: number; forked: number | null }>(
     sql,

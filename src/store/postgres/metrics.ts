@@ -1,11 +1,11 @@
 import { ALL_STEPS } from "../../domain/lineage.js";
-import { logGroupOf } from "../../domain/log-names.js";
+import { checkMetricCount, logGroupOf } from "../../domain/log-names.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { columnsOf, concatColumns, decodeChunk, SMALL_CHUNK_POINTS, type PointColumns } from "../metric-chunks.js";
 import { appendsAfterLastStep, lastTimeAfter, mergeIntoStored, planAppend } from "../metric-series.js";
 import { METRIC_COLUMNS, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricSeries } from "../store.js";
-import { rows, run, type Sql } from "./db.js";
+import { row, rows, run, type Sql } from "./db.js";
 import { chunksOverlapping, deleteChunks, insertChunks, lastChunks, loadChunks } from "./metric-chunks.js";
 import { summarizePiece } from "./metric-series.js";
 import { insertLogNames, runExists, touchHeartbeat } from "./run-attributes.js";
@@ -108,6 +108,10 @@ async function lockMetrics(sql: Sql, runId: number, logNames: string[], now: num
   // list yet (project_metric_names). Most batches create none and skip both statements: a metric
   // that exists had its log name written in the transaction that created it (nothing deletes either).
   if (created.length > 0) {
+    // Counted after the insert: concurrent first batches of one run may each pass the check and
+    // together exceed the bound by what they carry; a lock here would deadlock with touchHeartbeat.
+    const after = (await row<{ n: number }>(sql, "SELECT count(*)::int AS n FROM metrics WHERE run_id = $1", [runId]))!.n;
+    checkMetricCount(after - created.length, after);
     await insertLogNames(
       sql,
       runId,

@@ -286,6 +286,9 @@ export class SqliteStore implements Store {
   async listMetricSummariesOfRuns(orgId: string, runIds: number[]): Promise<Map<number, MetricSummary[]>> {
     return metricReads.listMetricSummariesOfRuns(this.s, orgId, runIds);
   }
+  async countMetricsOfRuns(orgId: string, runIds: number[]): Promise<Map<number, number>> {
+    return metricReads.countMetricsOfRuns(this.s, orgId, runIds);
+  }
   async readMetricPoints(
     orgId: string,
     runId: number,

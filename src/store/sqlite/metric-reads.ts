@@ -91,6 +91,17 @@ export function listMetricSummariesOfRuns(s: Statements, orgId: string, runIds: 
   return out;
 }
 
+export function countMetricsOfRuns(s: Statements, orgId: string, runIds: number[]): Map<number, number> {
+  const rows = s
+    .get(
+      `SELECT m.run_id, count(*) FROM metrics m JOIN runs r ON r.id = m.run_id
+       WHERE r.org_id = ? AND r.id IN (SELECT value FROM json_each(?)) GROUP BY m.run_id`,
+    )
+    .raw(true)
+    .all(orgId, JSON.stringify(runIds)) as [number, number][];
+  return new Map(rows);
+}
+
 /** Every point of a metric within [from, to], inherited ones included, ascending by step. */
 export function readMetricPoints(
   s: Statements,

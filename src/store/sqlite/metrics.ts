@@ -1,4 +1,4 @@
-import { logGroupOf } from "../../domain/log-names.js";
+import { checkMetricCount, logGroupOf } from "../../domain/log-names.js";
 import { ALL_STEPS } from "../../domain/lineage.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { columnsOf, concatColumns, type PointColumns } from "../metric-chunks.js";
@@ -17,9 +17,16 @@ import { runExists, touchHeartbeat } from "./run-attributes.js";
 export function appendMetricPoints(s: Statements, orgId: string, runId: number, series: MetricSeries[], now: number): number | undefined {
   if (!runExists(s, orgId, runId)) return undefined;
   let accepted = 0;
+  // The run's metric count, read once the batch creates its first metric (most batches create none).
+  let before: number | undefined;
+  let created = 0;
+  const countCreated = () => {
+    before ??= (s.get("SELECT count(*) AS n FROM metrics WHERE run_id = ?").get(runId) as { n: number }).n;
+    checkMetricCount(before, before + ++created);
+  };
   for (const one of series) {
     if (one.steps.length === 0) continue;
-    const metric = getOrCreateMetric(s, runId, one.logName, now);
+    const metric = getOrCreateMetric(s, runId, one.logName, now, countCreated);
     const incoming = columnsOf(one.steps, one.values, one.times, now);
     const summary = appendsAfterLastStep(metric.last_step, incoming)
       ? appendAfterLastStep(s, metric, incoming)
@@ -31,11 +38,12 @@ export function appendMetricPoints(s: Statements, orgId: string, runId: number, 
   return accepted;
 }
 
-function getOrCreateMetric(s: Statements, runId: number, logName: string, now: number): MetricRow {
+function getOrCreateMetric(s: Statements, runId: number, logName: string, now: number, beforeCreate: () => void): MetricRow {
   const existing = s.get(`SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = ? AND log_name = ?`).get(runId, logName) as
     | MetricRow
     | undefined;
   if (existing) return existing;
+  beforeCreate();
   const logGroup = logGroupOf(logName);
   s.get(
     "INSERT INTO run_log_names (run_id, log_name, log_type, log_group, created_at) VALUES (?, ?, 'METRIC', ?, ?) ON CONFLICT DO NOTHING",

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
+import { MAX_METRICS_PER_RUN } from "../../../src/domain/log-names.js";
+import { MAX_RUN_JSON_LENGTH } from "../../../src/domain/runs.js";
 import type { RunStatus } from "../../../src/domain/status.js";
 import type { Store } from "../../../src/store/store.js";
-import { ACTOR, newOrg, runInput, T0 } from "./backends.js";
+import { ACTOR, newOrg, rejectsWith, runInput, T0 } from "./backends.js";
 
 /** Status precedence and history, run attributes, heartbeats and stale runs. */
 export function runStateContract(store: () => Store): void {
@@ -118,6 +120,32 @@ export function runStateContract(store: () => Store): void {
     await s.mergeRunConfig(o2, r2, { first: true }, T0);
     assert.deepEqual((await s.getRun(o2, r2))!.config, { first: true }, "a run without config takes the patch");
     assert.equal(await s.mergeRunConfig(orgId, 999_999_999, {}, T0), false);
+  });
+
+  it("refuses a config or logger-settings merge past what a run may accumulate, changing nothing", async () => {
+    const s = store();
+    const { orgId, runId } = await newRun(s, { config: { a: "x".repeat(MAX_RUN_JSON_LENGTH - 20) } });
+    await rejectsWith(s.mergeRunConfig(orgId, runId, { b: "y".repeat(30) }, T0 + 1), "PAYLOAD_TOO_LARGE");
+    assert.deepEqual(Object.keys((await s.getRun(orgId, runId))!.config as object), ["a"]);
+    const update = {
+      status: "COMPLETED" as const,
+      source: "api" as const,
+      now: T0 + 1,
+      loggerSettings: { s: "z".repeat(MAX_RUN_JSON_LENGTH) },
+    };
+    await rejectsWith(s.updateRunStatus(orgId, runId, update, ACTOR), "PAYLOAD_TOO_LARGE");
+  });
+
+  it("refuses a metric batch that would give a run more than MAX_METRICS_PER_RUN metrics, writing none of it", async () => {
+    const s = store();
+    const { orgId, runId } = await newRun(s);
+    const series = (names: string[]) => names.map((logName) => ({ logName, steps: [0], values: [1], times: [T0] }));
+    const names = Array.from({ length: MAX_METRICS_PER_RUN - 1 }, (_, i) => `m${i}`);
+    assert.equal(await s.appendMetricPoints(orgId, runId, series(names), T0), MAX_METRICS_PER_RUN - 1);
+    await rejectsWith(s.appendMetricPoints(orgId, runId, series(["m0", "new-1", "new-2"]), T0), "INVALID_INPUT");
+    assert.equal((await s.listMetricSummaries(orgId, runId)).length, MAX_METRICS_PER_RUN - 1, "nothing of the refused batch");
+    assert.equal(await s.appendMetricPoints(orgId, runId, series(["m0", "new-1"]), T0 + 1), 2, "up to the bound, existing names too");
+    assert.equal(await s.appendMetricPoints(orgId, runId, series(["m1"]), T0 + 1), 1, "a full run still takes points");
   });
 
   it("replaces tags (deduplicated, order kept) and clears notes on null or empty", async () => {
