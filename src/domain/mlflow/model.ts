@@ -1,6 +1,6 @@
 import type { Json } from "../merge.js";
 import type { RunStatus } from "../status.js";
-import { NAME_LIMITS } from "../names.js";
+import type { NAME_LIMITS } from "../names.js";
 import { MAX_EPOCH_MS } from "../time.js";
 import { invalidParameter } from "./errors.js";
 
@@ -99,11 +99,10 @@ export function checkValue(value: unknown, what: string, maxLength: number): str
 }
 
 /**
- * A name within Stepwise's limits (NAME_LIMITS, the same on both protocols): an experiment is a
+ * A name within Stepwise's limits (NAME_LIMITS in domain/names.ts, the same on both protocols): an experiment is a
  * project and a run a run, so a longer name would make what Stepwise's routes refuse to name.
  */
-export function checkName(name: string, what: string, kind: keyof typeof NAME_LIMITS): string {
-  const max = NAME_LIMITS[kind];
+export function checkName(name: string, what: string, max: number): string {
   if (name.length > max) throw invalidParameter(`'${what}' exceeds the maximum length of ${max} characters`);
   return name;
 }

@@ -78,8 +78,14 @@ export function mlflowContract(store: () => Store): void {
       (error: DomainError) => error.code === "CONFLICT",
     );
     assert.equal((await s.getProject(orgId, project.id))?.name, "exp2");
+    await assert.rejects(
+      s.createRun(orgId, runInput({ projectName: "exp2" }), ACTOR),
+      (error: DomainError) => error.code === "CONFLICT" && /is deleted/.test(error.message),
+      "a deleted project takes no run",
+    );
+    await s.updateProjectMlflow(orgId, project.id, (state) => ({ ...state, deletedAt: null }), T0 + 3);
     const { run } = await s.createRun(orgId, runInput({ projectName: "exp2" }), ACTOR);
-    assert.equal(run.projectId, project.id, "a run logged to the project lands in it");
+    assert.equal(run.projectId, project.id, "a run logged to the restored project lands in it");
   });
 
   it("lists a project's runs with what MLflow's search reads, newest first", async () => {

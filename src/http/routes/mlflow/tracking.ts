@@ -27,6 +27,7 @@ import {
   type SortValue,
 } from "../../../domain/mlflow/search.js";
 import { DomainError } from "../../../domain/errors.js";
+import { NAME_LIMITS } from "../../../domain/names.js";
 import { checkParsedJsonText } from "../../../domain/text.js";
 import {
   checkActive,
@@ -102,7 +103,7 @@ function checkTagWritable(key: string): void {
 /** The name a run gets from its tags: setting mlflow.runName renames the run, as on MLflow's server. */
 function nameFrom(tags: readonly (readonly [string, string])[], current: string): string {
   let name = current;
-  for (const [key, value] of tags) if (key === RUN_NAME_TAG && value !== "") name = checkName(value, RUN_NAME_TAG, "runName");
+  for (const [key, value] of tags) if (key === RUN_NAME_TAG && value !== "") name = checkName(value, RUN_NAME_TAG, NAME_LIMITS.runName);
   return name;
 }
 
@@ -120,7 +121,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
     // Experiments.
     post("/experiments/create", async (request) => {
       const fields = fieldsOf(request);
-      const name = checkName(requiredString(fields, "name"), "name", "projectName");
+      const name = checkName(requiredString(fields, "name"), "name", NAME_LIMITS.projectName);
       const tags = tagsOf(listOf(fields, "tags"), "tags");
       let project: Project;
       try {
@@ -196,7 +197,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
     post("/experiments/update", async (request) => {
       const fields = fieldsOf(request);
       const project = await findExperiment(store, orgOf(request), fields.experiment_id);
-      const newName = checkName(requiredString(fields, "new_name"), "new_name", "projectName");
+      const newName = checkName(requiredString(fields, "new_name"), "new_name", NAME_LIMITS.projectName);
       try {
         await updateProjectMlflow(store, orgOf(request), project.id, (s) => ({ ...s, name: newName }), clock.now());
       } catch (error) {
@@ -266,7 +267,9 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       if (userId !== undefined && userId.length > LIMITS.userIdLength)
         throw invalidParameter(`'user_id' exceeds the maximum length of ${LIMITS.userIdLength} characters`);
       const name =
-        checkName(optionalString(fields, "run_name") ?? "", "run_name", "runName") || nameFrom(tags, "") || `run-${now.toString(36)}`;
+        checkName(optionalString(fields, "run_name") ?? "", "run_name", NAME_LIMITS.runName) ||
+        nameFrom(tags, "") ||
+        `run-${now.toString(36)}`;
       const startTime = parseTime(Object.hasOwn(fields, "start_time") ? fields.start_time : undefined, "start_time", now);
       let mlflowTags = applyTags(tags, [[RUN_NAME_TAG, name]]);
       if (userId && !mlflowTags.some(([key]) => key === USER_TAG)) mlflowTags = applyTags(mlflowTags, [[USER_TAG, userId]]);
@@ -298,7 +301,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       checkActive(run);
       const status = optionalString(fields, "status");
       const endTime = Object.hasOwn(fields, "end_time") ? parseTime(fields.end_time, "end_time") : undefined;
-      const runName = checkName(optionalString(fields, "run_name") ?? "", "run_name", "runName");
+      const runName = checkName(optionalString(fields, "run_name") ?? "", "run_name", NAME_LIMITS.runName);
       const now = clock.now();
       const stepwiseStatus = status === undefined ? undefined : toStepwiseStatus(status);
       if (runName)
