@@ -162,7 +162,7 @@ async function measureRawStore(seconds: number) {
         }
         const body = lines.join("\n");
         const decodeStarted = performance.now();
-        const { series } = decodeMetrics(body); // timed apart from the store call below
+        const { series } = await decodeMetrics(body); // timed apart from the store call below
         const t0 = performance.now();
         decodeTime += t0 - decodeStarted;
         points += (await store.appendMetricPoints(organization.id, runId, series, Date.now()))!;

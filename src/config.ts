@@ -21,7 +21,7 @@ export interface Config {
   readonly headersTimeoutMs: number;
   /** A body in transit (a request's, or a response the client reads) must move 1 KiB per this long: progress, not total time. */
   readonly bodyTimeoutMs: number;
-  /** Open connections at most; past it the oldest connection without a request in flight is closed. */
+  /** Open connections at most; past it the oldest connection without a request in flight is closed, else the slowest busy one. */
   readonly maxConnections: number;
   /** On SIGTERM, requests still in flight after this long are cut. */
   readonly shutdownTimeoutMs: number;
@@ -143,7 +143,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: "--max-connections",
     env: "STEPWISE_MAX_CONNECTIONS",
     default: "1000",
-    doc: "Open connections at most; past it the oldest one without a request in flight is closed.",
+    doc: "Open connections at most; past it the oldest one without a request in flight is closed, else the slowest busy one under 64 KiB/s.",
     parse: (v) => parseInteger(v, "max-connections", 1, 1_000_000),
   },
   {

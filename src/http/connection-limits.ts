@@ -9,6 +9,11 @@ import type { Socket } from "node:net";
  */
 export const MIN_PROGRESS_BYTES = 1024;
 
+/** At the cap, a busy connection moving less than this per second may give its place to a new one. */
+export const EVICTABLE_BYTES_PER_SECOND = 64 * 1024;
+/** A request younger than this is never closed to make room: its rate is not known yet. */
+export const EVICTION_GRACE_MS = 1000;
+
 export interface ConnectionLimits {
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
@@ -31,8 +36,11 @@ export function connectionsCheckingInterval(limits: ConnectionLimits): number {
  *   steady upload or download of any size completes;
  * - at most `maxConnections` connections: a new one past the cap closes the oldest connection
  *   that has no request in flight (idle keep-alive, or a request head still arriving), so a flood
- *   of half-open connections cannot lock out new clients; if every connection is busy, the new
- *   one is refused.
+ *   of half-open connections cannot lock out new clients; if every connection is busy, it closes
+ *   the slowest one the server is waiting on (for body bytes, or to read its answer) that has moved
+ *   less than EVICTABLE_BYTES_PER_SECOND since its request began at least EVICTION_GRACE_MS ago:
+ *   a thousand uploads that each send the minimum (~110 KB/s in all) held every slot and locked
+ *   everyone out. Only when no connection is idle or slow is the new one refused.
  * Idle keep-alive connections close after the keep-alive timeout (Fastify's keepAliveTimeout).
  */
 export function limitConnections(server: Server, limits: ConnectionLimits): void {
@@ -40,37 +48,66 @@ export function limitConnections(server: Server, limits: ConnectionLimits): void
   // Node's requestTimeout bounds the total time of a request: it would cut slow but steady uploads.
   server.requestTimeout = 0;
 
-  const requestsInFlight = new Map<Socket, number>(); // in connection order: the first is the oldest
+  const connections = new Map<Socket, Connection>(); // in connection order: the first is the oldest
   server.on("connection", (socket: Socket) => {
-    if (requestsInFlight.size >= limits.maxConnections) {
-      const idle = oldestIdle(requestsInFlight);
-      if (!idle) {
+    if (connections.size >= limits.maxConnections) {
+      const victim = oldestIdle(connections) ?? slowestWaitedOn(connections, performance.now());
+      if (!victim) {
         socket.destroy();
         return;
       }
-      idle.destroy();
-      requestsInFlight.delete(idle);
+      victim.destroy();
+      connections.delete(victim);
     }
-    requestsInFlight.set(socket, 0);
-    socket.once("close", () => requestsInFlight.delete(socket));
+    connections.set(socket, { inFlight: 0, current: undefined });
+    socket.once("close", () => connections.delete(socket));
   });
 
   server.on("request", (request: IncomingMessage, response) => {
     const socket = request.socket;
-    const count = requestsInFlight.get(socket);
-    if (count === undefined) return; // evicted already
-    requestsInFlight.set(socket, count + 1);
+    const connection = connections.get(socket);
+    if (connection === undefined) return; // evicted already
+    connection.inFlight++;
+    connection.current = { request, startedAt: performance.now(), movedBefore: moved(socket) };
     response.once("close", () => {
-      const now = requestsInFlight.get(socket);
-      if (now !== undefined) requestsInFlight.set(socket, now - 1);
+      connection.inFlight--;
+      if (connection.current?.request === request) connection.current = undefined;
     });
     watchProgress(request, response, limits.bodyTimeoutMs);
   });
 }
 
-function oldestIdle(requestsInFlight: Map<Socket, number>): Socket | undefined {
-  for (const [socket, count] of requestsInFlight) if (count === 0) return socket;
+interface Connection {
+  inFlight: number;
+  /** The request the connection carries now: when it began, and the bytes moved before it. */
+  current: { request: IncomingMessage; startedAt: number; movedBefore: number } | undefined;
+}
+
+/** Bytes the client has moved on a socket: received, and sent that it has read. */
+function moved(socket: Socket): number {
+  return socket.bytesRead + socket.bytesWritten - socket.writableLength;
+}
+
+/** Whether the server waits on the client: for body bytes it has not sent, or to read what it was sent. */
+function waitsOnClient(request: IncomingMessage): boolean {
+  return (!request.complete && request.readableLength === 0) || request.socket.writableLength > 0;
+}
+
+function oldestIdle(connections: Map<Socket, Connection>): Socket | undefined {
+  for (const [socket, connection] of connections) if (connection.inFlight === 0) return socket;
   return undefined;
+}
+
+/** The busy connection the server waits on that moves the fewest bytes per second, if it is slow enough to close. */
+function slowestWaitedOn(connections: Map<Socket, Connection>, now: number): Socket | undefined {
+  let slowest: Socket | undefined;
+  let slowestRate = EVICTABLE_BYTES_PER_SECOND;
+  for (const [socket, { current }] of connections) {
+    if (!current || now - current.startedAt < EVICTION_GRACE_MS || !waitsOnClient(current.request)) continue;
+    const rate = (moved(socket) - current.movedBefore) / ((now - current.startedAt) / 1000);
+    if (rate < slowestRate) [slowest, slowestRate] = [socket, rate];
+  }
+  return slowest;
 }
 
 /**
@@ -81,8 +118,7 @@ function oldestIdle(requestsInFlight: Map<Socket, number>): Socket | undefined {
  */
 function watchProgress(request: IncomingMessage, response: ServerResponse, windowMs: number): void {
   const socket = request.socket;
-  const moved = () => socket.bytesRead + socket.bytesWritten - socket.writableLength;
-  let movedBefore = moved();
+  let movedBefore = moved(socket);
   let answered = false;
   const done = () => socket.destroyed || (answered && request.complete);
   const timer = setInterval(() => {
@@ -90,10 +126,8 @@ function watchProgress(request: IncomingMessage, response: ServerResponse, windo
       clearInterval(timer);
       return;
     }
-    const waitingForBody = !request.complete && request.readableLength === 0;
-    const waitingForReader = socket.writableLength > 0;
-    const now = moved();
-    if ((waitingForBody || waitingForReader) && now - movedBefore < MIN_PROGRESS_BYTES) {
+    const now = moved(socket);
+    if (waitsOnClient(request) && now - movedBefore < MIN_PROGRESS_BYTES) {
       clearInterval(timer);
       socket.destroy();
       return;

@@ -21,9 +21,9 @@ const NON_FINITE = new Map<string, number>([
 ]);
 
 /** Decodes and validates a whole `/ingest/metrics` body; throws on the first bad line, naming it. */
-export function decodeMetrics(body: string): MetricBatch {
+export async function decodeMetrics(body: string): Promise<MetricBatch> {
   const byName = new Map<string, MetricSeries>();
-  parseNdjson(body, (line, n) => {
+  await parseNdjson(body, (line, n) => {
     const time = epochMs(line.time, n);
     const step = exactCount(line.step, "step", n);
     const data = line.data;
@@ -107,9 +107,9 @@ function epochMs(value: unknown, n: number): number {
 /** Console lines are kept verbatim (`\r`, tabs, Unicode); 1 MiB per message keeps a runaway print bounded. */
 const MAX_MESSAGE_LENGTH = 1024 * 1024;
 
-export function decodeConsoleLines(body: string): ConsoleLine[] {
+export async function decodeConsoleLines(body: string): Promise<ConsoleLine[]> {
   const lines: ConsoleLine[] = [];
-  parseNdjson(body, (line, n) => {
+  await parseNdjson(body, (line, n) => {
     const { message, logType, step } = line;
     if (typeof message !== "string" || message.length > MAX_MESSAGE_LENGTH)
       throw invalidInput(`line ${n}: message must be a string of at most ${MAX_MESSAGE_LENGTH} characters`);
@@ -130,9 +130,9 @@ export function decodeConsoleLines(body: string): ConsoleLine[] {
 
 const MAX_DATA_LENGTH = 16 * 1024 * 1024;
 
-export function decodeDataRows(body: string): DataRow[] {
+export async function decodeDataRows(body: string): Promise<DataRow[]> {
   const rows: DataRow[] = [];
-  parseNdjson(body, (line, n) => {
+  await parseNdjson(body, (line, n) => {
     const { logName, dataType, data } = line;
     const step = exactCount(line.step, "step", n);
     if (typeof logName !== "string") throw invalidInput(`line ${n}: logName must be a string`);

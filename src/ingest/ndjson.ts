@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { invalidInput } from "../domain/errors.js";
 import { checkJsonDepth } from "../domain/json-depth.js";
 import { checkParsedJsonText } from "../domain/text.js";
@@ -6,15 +7,26 @@ import { checkParsedJsonText } from "../domain/text.js";
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
 
 /**
+ * How much of a body is parsed between two turns of the event loop: a 64 MiB body took seconds to
+ * parse in one go, and every other request of the process waited that long.
+ */
+export const YIELD_BYTES = 1024 * 1024;
+
+/**
  * Splits an NDJSON body into parsed objects, 1-based line numbers kept for error messages.
  * Blank lines are ignored and a final line without `\n` counts. Python clients write bare
  * NaN, Infinity and -Infinity; outside strings these become the quoted forms, which metric
- * values accept.
+ * values accept. Lets the event loop run after each YIELD_BYTES of the body.
  */
-export function parseNdjson(body: string, onLine: (value: Record<string, unknown>, lineNumber: number) => void): void {
+export async function parseNdjson(body: string, onLine: (value: Record<string, unknown>, lineNumber: number) => void): Promise<void> {
   let start = 0;
   let lineNumber = 0;
+  let nextYield = YIELD_BYTES;
   while (start <= body.length) {
+    if (start >= nextYield) {
+      await yieldToEventLoop();
+      nextYield = start + YIELD_BYTES;
+    }
     let end = body.indexOf("\n", start);
     if (end === -1) end = body.length;
     lineNumber++;

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { MAX_EPOCH_MS } from "../../src/domain/time.js";
 import type { ApiClient } from "../helpers/client.js";
@@ -199,6 +200,50 @@ describe("hardening, second round", () => {
     assert.equal(second.body.next_page_token, undefined);
     const seen = [...first.body.runs, ...second.body.runs].map((r: { info: { run_id: string } }) => r.info.run_id).sort();
     assert.deepEqual(seen, [...runIds].sort());
+  });
+
+  it("M5: a large body is written in slices, whole; past the large-body budget one is answered 503 with Retry-After before it is read", async () => {
+    const created = await client.post("/api/runs/create", { projectName: "m5", runName: "r" });
+    const target = { runId: created.body.runId as number, projectName: "m5" };
+    // 130,000 points over 26 metrics: three slices, each metric's steps split across them.
+    const lines = Array.from({ length: 5000 }, (_, step) =>
+      JSON.stringify({
+        time: 1_700_000_000_000 + step,
+        step,
+        data: Object.fromEntries(Array.from({ length: 26 }, (_, m) => [`m${m}`, step + m])),
+      }),
+    );
+    const stored = await ingest(client, "metrics", target, lines.join("\n"));
+    assert.deepEqual([stored.status, stored.body.accepted], [200, 130_000]);
+    const stats = await client.get("/api/runs/statistics", { runId: String(target.runId), projectName: "m5" });
+    const m7 = stats.body.metrics.find((m: { logName: string }) => m.logName === "m7");
+    assert.deepEqual([stats.body.metrics.length, m7.count, m7.min, m7.max, m7.last.value], [26, 5000, 7, 5006, 5006]);
+
+    // Two bodies at the 64 MiB limit, still arriving, hold the budget: a third large body is refused unread.
+    const holders = [0, 1].map(() => {
+      const held = request(`${test.url}/ingest/metrics`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${client.key}`,
+          "x-run-id": String(target.runId),
+          "x-project-name": "m5",
+          "content-length": String(64 * 1024 * 1024),
+        },
+      });
+      held.on("error", () => {});
+      held.write(`${lines[0]}\n`);
+      return held;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const large = `${lines.slice(0, 400).join("\n")}\n${" ".repeat(2 * 1024 * 1024)}`;
+    const refused = await ingest(client, "metrics", target, large);
+    assert.equal(refused.status, 503, JSON.stringify(refused.body));
+    assert.equal(refused.headers.get("retry-after"), "1");
+    assert.match(refused.body.error, /server busy: 128 MiB of large ingest bodies/);
+    assert.equal((await ingest(client, "metrics", target, lines[1]!)).status, 200, "a small body is always read");
+    for (const held of holders) held.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal((await ingest(client, "metrics", target, large)).status, 200, "the budget is given back when a body's connection closes");
   });
 
   it("M7: MLflow names keep Stepwise's limits, so every name written through MLflow lists and opens through Stepwise", async () => {

@@ -151,6 +151,34 @@ describe("slow and idle clients", () => {
     }
   });
 
+  it("at the cap with every connection busy, closes the slowest upload the server waits on to let a new client in", async () => {
+    const test = await start({ "--max-connections": "20", "--body-timeout": "60s" });
+    const run = await test.client.createRun({ projectName: "slow" });
+    const uploads = [];
+    for (let i = 0; i < 20; i++) {
+      const upload = await openSocket(test.url);
+      // Compliant but slow: a head, a few body bytes, then nothing within the 60 s body timeout.
+      upload.socket.write(
+        `POST /ingest/metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${test.client.key}\r\nX-Run-Id: ${run.runId}\r\n` +
+          `X-Project-Name: slow\r\nContent-Length: 100000\r\n\r\n{"time":1`,
+      );
+      uploads.push(upload);
+    }
+    try {
+      await sleep(1200); // past the grace a request gets before its rate counts
+      for (let i = 0; i < 3; i++) {
+        const response = await within(1000, "/api/health", fetch(`${test.url}/api/health`, { headers: { connection: "close" } }));
+        assert.equal(response.status, 200);
+        await response.text();
+      }
+      await sleep(50);
+      const closed = uploads.filter((upload) => upload.socket.destroyed).length;
+      assert.ok(closed >= 1 && closed <= 3, `one slow upload closed per newcomer, got ${closed}`);
+    } finally {
+      for (const upload of uploads) upload.socket.destroy();
+    }
+  });
+
   it("does not close a connection with a request in flight to make room", async () => {
     const test = await start({ "--max-connections": "2", "--headers-timeout": "60s", "--body-timeout": "60s" });
     const run = await test.client.createRun({ projectName: "busy" });

@@ -1,6 +1,5 @@
 import type { Json } from "../merge.js";
 import type { RunStatus } from "../status.js";
-import type { NAME_LIMITS } from "../names.js";
 import { MAX_EPOCH_MS } from "../time.js";
 import { invalidParameter } from "./errors.js";
 

@@ -3,11 +3,15 @@ import { Type } from "typebox";
 import type { AppDeps } from "../../app.js";
 import { runNotFound } from "../../domain/errors.js";
 import { decodeConsoleLines, decodeDataRows, decodeMetrics } from "../../ingest/decode.js";
+import { admitLargeBodies, LargeBodyBudget } from "../large-bodies.js";
+import { appendConsoleLinesInSlices, appendDataRowsInSlices, appendMetricsInSlices } from "../../services/ingest.js";
 import { resolveIngestRun } from "../ingest-target.js";
 import { ErrorResponse, STANDARD_ERRORS } from "../schemas/common.js";
 
 /** 64 MiB per ingest request (docs/semantics.md, Ingest wire format: sizes): ~2M points in one body, far above what any client batches. */
 export const INGEST_BODY_LIMIT = 64 * 1024 * 1024;
+/** Bytes of large ingest bodies a process takes at once (http/large-bodies.ts): two at the limit. */
+export const LARGE_BODIES_BUDGET = 2 * INGEST_BODY_LIMIT;
 
 const headers = Type.Object({
   "x-run-id": Type.String({ pattern: "^\\s*\\d+\\s*$", description: "Numeric run ID." }),
@@ -32,6 +36,7 @@ export function ingestRoutes({ store, clock }: AppDeps): FastifyPluginAsyncTypeb
     app.addHook("onRequest", async (request) => {
       request.headers["content-type"] = "application/x-ndjson";
     });
+    app.addHook("onRequest", admitLargeBodies(new LargeBodyBudget(LARGE_BODIES_BUDGET), INGEST_BODY_LIMIT));
     app.removeAllContentTypeParsers();
     app.addContentTypeParser("*", { parseAs: "string", bodyLimit: INGEST_BODY_LIMIT }, (_request, text, done) => done(null, text));
 
@@ -47,8 +52,8 @@ export function ingestRoutes({ store, clock }: AppDeps): FastifyPluginAsyncTypeb
       },
       async (request) => {
         const run = await resolveIngestRun(store, request);
-        const batch = decodeMetrics(request.body ?? "");
-        const accepted = await store.appendMetricPoints(request.auth.orgId, run.id, batch.series, clock.now());
+        const batch = await decodeMetrics(request.body ?? "");
+        const accepted = await appendMetricsInSlices(store, request.auth.orgId, run.id, batch.series, clock.now());
         if (accepted === undefined) throw runNotFound(run.id);
         return { accepted };
       },
@@ -67,7 +72,8 @@ export function ingestRoutes({ store, clock }: AppDeps): FastifyPluginAsyncTypeb
       },
       async (request) => {
         const run = await resolveIngestRun(store, request);
-        const accepted = await store.appendConsoleLines(request.auth.orgId, run.id, decodeConsoleLines(request.body ?? ""), clock.now());
+        const lines = await decodeConsoleLines(request.body ?? "");
+        const accepted = await appendConsoleLinesInSlices(store, request.auth.orgId, run.id, lines, clock.now());
         if (accepted === undefined) throw runNotFound(run.id);
         return { accepted };
       },
@@ -87,7 +93,8 @@ export function ingestRoutes({ store, clock }: AppDeps): FastifyPluginAsyncTypeb
       },
       async (request) => {
         const run = await resolveIngestRun(store, request);
-        const accepted = await store.appendDataRows(request.auth.orgId, run.id, decodeDataRows(request.body ?? ""), clock.now());
+        const rows = await decodeDataRows(request.body ?? "");
+        const accepted = await appendDataRowsInSlices(store, request.auth.orgId, run.id, rows, clock.now());
         if (accepted === undefined) throw runNotFound(run.id);
         return { accepted };
       },
