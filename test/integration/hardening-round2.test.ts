@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
+import { join } from "node:path";
+import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
+import { LocalBlobStore } from "../../src/blobs/local.js";
 import { MAX_EPOCH_MS } from "../../src/domain/time.js";
+import { UploadRecorder } from "../../src/services/file-uploads.js";
 import type { ApiClient } from "../helpers/client.js";
 import { ingest } from "../helpers/ingest.js";
 import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
@@ -308,6 +312,31 @@ describe("hardening, second round", () => {
     const all = await mlflow("/runs/search", { experiment_ids: ids, run_view_type: "ALL", max_results: 1000 });
     const active = all.body.runs.filter((r: { info: { lifecycle_stage: string } }) => r.info.lifecycle_stage === "active");
     assert.deepEqual(active, [], "every run of a deleted experiment is deleted");
+  });
+
+  it("L3: two uploads to one file, their records in the order that lost, list the size of the bytes that stayed", async () => {
+    const created = await client.post("/api/runs/create", { projectName: "l3", runName: "r" });
+    const run = { runId: created.body.runId as number, projectName: "l3" };
+    const registered = await client.raw(
+      "POST",
+      "/files",
+      JSON.stringify({ files: [{ fileName: "f.bin", fileType: "bin", fileSize: 1, time: 1, step: 0, logName: "files" }] }),
+      { "content-type": "application/json", "x-run-id": String(run.runId), "x-project-name": "l3" },
+    );
+    const fileId = Number(new URL(Object.values(registered.body.files[0])[0] as string).pathname.split("/").at(-1));
+    const file = (await test.server.store.getFile(fileId))!;
+    // The server's own blob store and store, driven in the order two concurrent uploads can take:
+    // A's bytes land, then B's bytes land and B records, then A records.
+    const blobs = new LocalBlobStore(join(test.dataDir, "files"));
+    const ref = { orgId: file.orgId, projectId: file.projectId, runId: file.runId, fileId };
+    const uploads = new UploadRecorder(test.server.store, blobs);
+    await blobs.write(ref, Readable.from([Buffer.alloc(1000, 1)]), 1e6);
+    await blobs.write(ref, Readable.from([Buffer.alloc(10, 2)]), 1e6);
+    await uploads.record(fileId, ref, Date.now());
+    await uploads.record(fileId, ref, Date.now());
+    const [listed] = (await client.get("/api/runs/files", { runId: String(run.runId), projectName: "l3" })).body.files;
+    const bytes = Buffer.from(await (await fetch(listed.url)).arrayBuffer());
+    assert.deepEqual([listed.fileSize, bytes.length], [10, 10], "the listed size is the stored bytes'");
   });
 
   it("L6: a JSON number that overflows to infinity is refused on Stepwise's ingest and MLflow's metric routes", async () => {

@@ -15,6 +15,7 @@ import {
   verify,
 } from "../../domain/signed-urls.js";
 import { toIso } from "../../domain/time.js";
+import { UploadRecorder } from "../../services/file-uploads.js";
 import { getRunInProject } from "../../services/run-lookup.js";
 import type { StoredFile } from "../../store/store.js";
 import { resolveIngestRun } from "../ingest-target.js";
@@ -152,6 +153,7 @@ export function signedFileRoutes({ store, clock, config, blobs, signingSecret }:
     const keyId = verify(signingSecret, action, fileId, query, now);
     checkMintingKey(await store.getApiKey(keyId), now);
   };
+  const uploads = new UploadRecorder(store, blobs);
   return async (app) => {
     // Clients upload with any content type (image/png, text/plain, even "mask"): every body is a byte stream here.
     app.addHook("onRequest", async (request) => {
@@ -189,13 +191,12 @@ export function signedFileRoutes({ store, clock, config, blobs, signingSecret }:
           throw tooLarge(new BlobTooLargeError(config.maxUploadBytes));
         }
         const body = (request.body as Readable | undefined) ?? Readable.from([]);
-        let size: number;
         try {
-          size = await blobs.write(blobRef(file), body, config.maxUploadBytes);
+          await blobs.write(blobRef(file), body, config.maxUploadBytes);
         } catch (error) {
           throw error instanceof BlobTooLargeError ? tooLarge(error) : error;
         }
-        await store.markFileUploaded(file.id, size, clock.now());
+        await uploads.record(file.id, blobRef(file), clock.now());
         return { success: true };
       },
     );

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { Readable } from "node:stream";
 import type { AppDeps } from "../../../app.js";
+import { UploadRecorder } from "../../../services/file-uploads.js";
 import { BlobTooLargeError, type BlobRef } from "../../../blobs/blob-store.js";
 import { DomainError } from "../../../domain/errors.js";
 import { checkFileName, contentTypeOfFile } from "../../../domain/files.js";
@@ -22,6 +23,7 @@ const refOf = (file: StoredFile): BlobRef => ({ orgId: file.orgId, projectId: fi
  * file name its path), so it shows in the UI; its bytes stream into the BlobStore (local or S3).
  */
 export function artifactRoutes({ store, blobs, clock, config }: AppDeps) {
+  const uploads = new UploadRecorder(store, blobs);
   async function artifactFiles(orgId: string, run: Run): Promise<StoredFile[]> {
     return store.listFiles(orgId, run.id, { logName: ARTIFACT_LOG_NAME });
   }
@@ -90,14 +92,13 @@ export function artifactRoutes({ store, blobs, clock, config }: AppDeps) {
         )) ?? [];
       if (!file) throw doesNotExist(`Run with id=${run.mlflowId} not found`);
       const body = (request.body as Readable | undefined) ?? Readable.from([]);
-      let size: number;
       try {
-        size = await blobs.write(refOf(file), body, config.maxUploadBytes);
+        await blobs.write(refOf(file), body, config.maxUploadBytes);
       } catch (error) {
         if (error instanceof BlobTooLargeError) throw new DomainError("PAYLOAD_TOO_LARGE", error.message);
         throw error;
       }
-      await store.markFileUploaded(file.id, size, clock.now());
+      await uploads.record(file.id, refOf(file), clock.now());
       return {};
     });
 
