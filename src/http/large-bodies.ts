@@ -7,8 +7,8 @@ export const LARGE_BODY_BYTES = 1024 * 1024;
 /**
  * How many bytes of large ingest bodies one process reads, decodes and writes at once. A body at the
  * 64 MiB limit costs some 250 MB while it is decoded; twelve at once reached 3 GB and held every
- * other request for seconds. Past the budget a large body is answered 503 with `Retry-After` before
- * it is read, and the client sends it again (docs/api.md, "Large bodies").
+ * other request for seconds. Past the budget a large body is answered 503 with `Retry-After` and
+ * dropped unread, and the client sends it again (docs/api.md, "Large bodies").
  */
 export class LargeBodyBudget {
   private inUse = 0;
@@ -37,8 +37,9 @@ export function admitLargeBodies(budget: LargeBodyBudget, maxBytes: number) {
     const bytes = request.headers["content-length"] !== undefined && Number.isSafeInteger(declared) ? declared : maxBytes;
     if (bytes <= LARGE_BODY_BYTES) return;
     if (!budget.tryTake(bytes)) {
-      // The body is left unread, so the connection cannot carry another request: close it after the 503.
-      reply.header("connection", "close");
+      // The body is read and dropped as it arrives (no memory kept): a connection closed under a
+      // client still sending makes it see a reset instead of this answer, and retry blind.
+      request.raw.resume();
       return sendUnavailable(reply, {
         retryAfterSeconds: 1,
         message: `server busy: ${Math.round(budget.capacity / 1024 / 1024)} MiB of large ingest bodies are being written; retry shortly`,
