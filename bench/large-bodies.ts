@@ -12,7 +12,7 @@ import { rmSync } from "node:fs";
 import { ApiClient } from "../test/helpers/client.js";
 import { makeTempDir, spawnServer } from "../test/helpers/start-server.js";
 import { DATABASE_SERVER_URL, freshDatabase } from "./lib/database.js";
-import { peakRssMb, printFigures, type Figure } from "./lib/report.js";
+import { peakRssMb, printFigures, probeHealth, type Figure } from "./lib/report.js";
 
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 8);
 const METRICS = 100;
@@ -44,16 +44,7 @@ try {
   async function send(count: number, label: string): Promise<Figure[]> {
     const runs = [];
     for (let i = 0; i < count; i++) runs.push(await client.createRun({ projectName: "large", runName: `${label}-${i}` }));
-    let stall = 0;
-    let running = true;
-    const probe = (async () => {
-      while (running) {
-        const started = performance.now();
-        await (await fetch(`${server.url}/api/health`)).text();
-        stall = Math.max(stall, performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-    })();
+    const health = probeHealth(server.url, 5);
     const started = performance.now();
     const answers = await Promise.all(
       runs.map(async (run) => {
@@ -66,8 +57,7 @@ try {
         return { status: response.status, retryAfter: response.headers.get("retry-after"), ms: performance.now() - started };
       }),
     );
-    running = false;
-    await probe;
+    const stall = await health.stop();
     const accepted = answers.filter((a) => a.status === 200);
     const refused = answers.filter((a) => a.status === 503 && a.retryAfter !== null);
     const other = answers.filter((a) => a.status !== 200 && !(a.status === 503 && a.retryAfter !== null));

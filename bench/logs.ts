@@ -11,7 +11,7 @@ import { READ_PAGE_BYTES } from "../src/domain/paging.js";
 import { ApiClient } from "../test/helpers/client.js";
 import { ingest } from "../test/helpers/ingest.js";
 import { makeTempDir, spawnServer } from "../test/helpers/start-server.js";
-import { peakRssMb, percentile, printFigures, type Figure } from "./lib/report.js";
+import { peakRssMb, percentile, printFigures, probeHealth, type Figure } from "./lib/report.js";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 10);
 const PROCESSES = 4;
@@ -32,17 +32,8 @@ async function send(route: "logs" | "data", run: { runId: number; projectName: s
 /** Times `REQUESTS` GETs of one read; the worst /api/health latency seen while they ran. */
 async function timeRead(name: string, path: string, query: Record<string, string | number>): Promise<Figure[]> {
   const times: number[] = [];
-  let stall = 0;
   let bytes = 0;
-  let running = true;
-  const probe = (async () => {
-    while (running) {
-      const started = performance.now();
-      await (await fetch(`${server.url}/api/health`)).text();
-      stall = Math.max(stall, performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-  })();
+  const health = probeHealth(server.url);
   for (let i = 0; i < REQUESTS; i++) {
     const started = performance.now();
     const response = await fetch(client.url(path, query), { headers: { authorization: `Bearer ${key}` } });
@@ -50,8 +41,7 @@ async function timeRead(name: string, path: string, query: Record<string, string
     if (response.status !== 200) throw new Error(`${name}: ${response.status}`);
     times.push(performance.now() - started);
   }
-  running = false;
-  await probe;
+  const stall = await health.stop();
   times.sort((a, b) => a - b);
   return [
     { name: `${name} p50`, value: percentile(times, 50), unit: "ms" },

@@ -43,6 +43,30 @@ function format(value: number): string {
   return value >= 100 ? Math.round(value).toLocaleString("en-US") : value.toFixed(2);
 }
 
+/**
+ * Polls a server's /api/health until stopped; `stop` answers the worst latency seen, which is how
+ * long the server's event loop was kept busy meanwhile.
+ */
+export function probeHealth(url: string, pauseMs = 2): { stop(): Promise<number> } {
+  let worst = 0;
+  let running = true;
+  const probe = (async () => {
+    while (running) {
+      const started = performance.now();
+      await (await fetch(`${url}/api/health`)).text();
+      worst = Math.max(worst, performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await probe;
+      return worst;
+    },
+  };
+}
+
 /** CPU time (user + system) a process has used so far, in seconds; undefined once it has exited. */
 export function cpuSeconds(pid: number): number | undefined {
   try {

@@ -3,21 +3,26 @@ import { randomUUID } from "node:crypto";
 import { invalidInput } from "../domain/errors.js";
 import { checkStorableText } from "../domain/text.js";
 
+/** Calls `check` with each query and path value (each item of a repeated query parameter), its name and its part. */
+function eachParameter(request: FastifyRequest, check: (value: unknown, name: string, part: string) => void): void {
+  for (const [part, values] of [
+    ["querystring", request.query],
+    ["params", request.params],
+  ] as const) {
+    if (typeof values !== "object" || values === null) continue;
+    for (const [name, value] of Object.entries(values)) for (const item of Array.isArray(value) ? value : [value]) check(item, name, part);
+  }
+}
+
 /**
  * Ajv coerces a query or path string like "1e400" to Infinity and then skips its minimum and
  * maximum checks (it checks bounds on finite numbers only), so every integer bound would let
  * Infinity through. Runs after validation: any coerced number that is not finite is a 400.
  */
 export async function rejectNonFiniteNumbers(request: FastifyRequest): Promise<void> {
-  for (const [part, values] of [
-    ["querystring", request.query],
-    ["params", request.params],
-  ] as const) {
-    if (typeof values !== "object" || values === null) continue;
-    for (const [name, value] of Object.entries(values)) {
-      if (typeof value === "number" && !Number.isFinite(value)) throw invalidInput(`${name}: must be a finite number (${part})`);
-    }
-  }
+  eachParameter(request, (value, name, part) => {
+    if (typeof value === "number" && !Number.isFinite(value)) throw invalidInput(`${name}: must be a finite number (${part})`);
+  });
 }
 
 /**
@@ -26,14 +31,9 @@ export async function rejectNonFiniteNumbers(request: FastifyRequest): Promise<v
  * and the file routes included.
  */
 export async function rejectIllFormedText(request: FastifyRequest): Promise<void> {
-  for (const [part, values] of [
-    ["querystring", request.query],
-    ["params", request.params],
-  ] as const) {
-    if (typeof values !== "object" || values === null) continue;
-    for (const [name, value] of Object.entries(values))
-      for (const text of Array.isArray(value) ? value : [value]) if (typeof text === "string") checkStorableText(text, `${name} (${part})`);
-  }
+  eachParameter(request, (value, name, part) => {
+    if (typeof value === "string") checkStorableText(value, `${name} (${part})`);
+  });
 }
 
 /** A client's X-Request-Id is kept only when it is a short token that is safe in logs and headers. */
