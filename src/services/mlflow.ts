@@ -16,7 +16,16 @@ import {
 import { isTerminal } from "../domain/status.js";
 import { endsNonFinite } from "../domain/summaries.js";
 import { accumulatedJsonText } from "../domain/runs.js";
-import type { MetricSummary, MlflowCandidate, Project, ProjectMlflowState, Run, RunMlflowState, Store } from "../store/store.js";
+import type {
+  MetricSummary,
+  MlflowCandidate,
+  MlflowRunRef,
+  Project,
+  ProjectMlflowState,
+  Run,
+  RunMlflowState,
+  Store,
+} from "../store/store.js";
 
 /** Workflows of MLflow's protocol over the store (docs/api.md, "MLflow's REST API"). */
 
@@ -30,14 +39,23 @@ export async function findExperiment(store: Store, orgId: string, experimentId: 
 }
 
 export async function findRun(store: Store, orgId: string, runId: unknown): Promise<Run> {
+  return found(runId, (id) => store.getRunByMlflowId(orgId, id));
+}
+
+/** findRun for routes that only write to a run or read its points: its ID and lifecycle, not its JSON fields. */
+export async function findRunRef(store: Store, orgId: string, runId: unknown): Promise<MlflowRunRef> {
+  return found(runId, (id) => store.getMlflowRunRef(orgId, id));
+}
+
+async function found<T>(runId: unknown, read: (mlflowId: string) => Promise<T | undefined>): Promise<T> {
   if (typeof runId !== "string" || runId === "") throw invalidParameter("Missing value for required parameter 'run_id'");
-  const run = isMlflowRunId(runId) ? await store.getRunByMlflowId(orgId, runId) : undefined;
+  const run = isMlflowRunId(runId) ? await read(runId) : undefined;
   if (!run) throw doesNotExist(`Run with id=${runId} not found`);
   return run;
 }
 
 /** Runs that MLflow's client may change: a deleted run is read-only (MLflow's INVALID_PARAMETER_VALUE). */
-export function checkActive(run: Run): void {
+export function checkActive(run: MlflowRunRef): void {
   if (run.deletedAt !== null) throw invalidParameter(`The run ${run.mlflowId} must be in the 'active' state. Current state is deleted.`);
 }
 

@@ -61,6 +61,11 @@ export interface Store {
   ): Promise<Project | undefined>;
   /** A run by its MLflow run ID (32 lowercase hex digits, stable, given to every run at creation). */
   getRunByMlflowId(orgId: string, mlflowId: string): Promise<Run | undefined>;
+  /**
+   * What MLflow's metric and write routes need to find a run: its ID and lifecycle, read without
+   * its JSON fields (params, tags and inputs may hold up to 1 MB each, which every log-metric re-read).
+   */
+  getMlflowRunRef(orgId: string, mlflowId: string): Promise<MlflowRunRef | undefined>;
   /** As updateProjectMlflow, for a run's name, config (MLflow's params), MLflow tags, inputs and lifecycle. */
   updateRunMlflow(orgId: string, runId: number, change: (state: RunMlflowState) => RunMlflowState, now: number): Promise<Run | undefined>;
   /** Every run of the project with what MLflow's run search filters and sorts on, newest first. */
@@ -381,6 +386,12 @@ export interface Project {
 export interface ProjectMlflowState {
   name: string;
   mlflowTags: [string, string][];
+  deletedAt: number | null;
+}
+
+export interface MlflowRunRef {
+  id: number;
+  mlflowId: string;
   deletedAt: number | null;
 }
 

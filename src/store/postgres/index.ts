@@ -16,6 +16,7 @@ import type {
   LogName,
   LogType,
   MlflowCandidate,
+  MlflowRunRef,
   MetricNameQuery,
   MetricSeries,
   MetricSummary,
@@ -145,6 +146,9 @@ export class PostgresStore implements Store {
   }
   async getRunByMlflowId(orgId: string, mlflowId: string): Promise<Run | undefined> {
     return mlflow.getRunByMlflowId(this.pool, orgId, mlflowId);
+  }
+  async getMlflowRunRef(orgId: string, mlflowId: string): Promise<MlflowRunRef | undefined> {
+    return mlflow.getMlflowRunRef(this.pool, orgId, mlflowId);
   }
   async updateRunMlflow(
     orgId: string,

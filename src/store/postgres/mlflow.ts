@@ -13,7 +13,7 @@ import {
   type ProjectWithCountRow,
   type RunRow,
 } from "../rows.js";
-import type { MlflowCandidate, Project, ProjectMlflowState, Run, RunMlflowState } from "../store.js";
+import type { MlflowCandidate, MlflowRunRef, Project, ProjectMlflowState, Run, RunMlflowState } from "../store.js";
 import { arrays, row, run, type Sql } from "./db.js";
 import { UNIQUE_VIOLATION } from "./organizations.js";
 
@@ -70,6 +70,15 @@ export async function updateProjectMlflow(
   if ((next.deletedAt === null) !== (project.deletedAt === null))
     await run(sql, "UPDATE runs SET deleted_at = $1, updated_at = $2 WHERE project_id = $3", [next.deletedAt, now, projectId]);
   return getProject(sql, orgId, projectId);
+}
+
+export async function getMlflowRunRef(sql: Sql, orgId: string, mlflowId: string): Promise<MlflowRunRef | undefined> {
+  const found = await row<{ id: number; mlflow_id: string; deleted_at: number | null }>(
+    sql,
+    "SELECT id, mlflow_id, deleted_at FROM runs WHERE org_id = $1 AND mlflow_id = $2",
+    [orgId, mlflowId],
+  );
+  return found && { id: found.id, mlflowId: found.mlflow_id, deletedAt: found.deleted_at };
 }
 
 export async function getRunByMlflowId(sql: Sql, orgId: string, mlflowId: string): Promise<Run | undefined> {

@@ -17,6 +17,7 @@ import type {
   LogName,
   LogType,
   MlflowCandidate,
+  MlflowRunRef,
   MetricNameQuery,
   MetricSeries,
   MetricSummary,
@@ -185,6 +186,9 @@ export class SqliteStore implements Store {
   }
   async getRunByMlflowId(orgId: string, mlflowId: string): Promise<Run | undefined> {
     return mlflow.getRunByMlflowId(this.s, orgId, mlflowId);
+  }
+  async getMlflowRunRef(orgId: string, mlflowId: string): Promise<MlflowRunRef | undefined> {
+    return mlflow.getMlflowRunRef(this.s, orgId, mlflowId);
   }
   async updateRunMlflow(
     orgId: string,

@@ -13,7 +13,7 @@ import {
   type ProjectWithCountRow,
   type RunRow,
 } from "../rows.js";
-import type { MlflowCandidate, Project, ProjectMlflowState, Run, RunMlflowState } from "../store.js";
+import type { MlflowCandidate, MlflowRunRef, Project, ProjectMlflowState, Run, RunMlflowState } from "../store.js";
 import type { Statements } from "./db.js";
 
 /** What MLflow's protocol reads and writes beside Stepwise's own fields (Store, "MLflow's protocol"). */
@@ -25,6 +25,13 @@ export function getProject(s: Statements, orgId: string, projectId: number): Pro
     | ProjectWithCountRow
     | undefined;
   return row && toProject(row);
+}
+
+export function getMlflowRunRef(s: Statements, orgId: string, mlflowId: string): MlflowRunRef | undefined {
+  const row = s.get("SELECT id, mlflow_id, deleted_at FROM runs WHERE org_id = ? AND mlflow_id = ?").get(orgId, mlflowId) as
+    | { id: number; mlflow_id: string; deleted_at: number | null }
+    | undefined;
+  return row && { id: row.id, mlflowId: row.mlflow_id, deletedAt: row.deleted_at };
 }
 
 /** Must run inside a write transaction. */

@@ -19,6 +19,10 @@ export function mlflowContract(store: () => Store): void {
     assert.equal((await s.getRunByMlflowId(orgId, run.mlflowId))?.id, run.id);
     assert.equal((await s.getRun(orgId, run.id))?.mlflowId, run.mlflowId, "stable");
     assert.equal(await s.getRunByMlflowId(other, run.mlflowId), undefined, "another organization's run reads as absent");
+    assert.deepEqual(await s.getMlflowRunRef(orgId, run.mlflowId), { id: run.id, mlflowId: run.mlflowId, deletedAt: null });
+    assert.equal(await s.getMlflowRunRef(other, run.mlflowId), undefined);
+    await s.updateRunMlflow(orgId, run.id, (state) => ({ ...state, deletedAt: T0 + 9 }), T0 + 9);
+    assert.equal((await s.getMlflowRunRef(orgId, run.mlflowId))?.deletedAt, T0 + 9);
   });
 
   it("applies a run's MLflow change whole, or not at all when the rule throws", async () => {

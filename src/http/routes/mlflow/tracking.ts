@@ -33,6 +33,7 @@ import {
   checkActive,
   findExperiment,
   findRun,
+  findRunRef,
   latestMetrics,
   latestMetricsOfRuns,
   searchRuns,
@@ -40,7 +41,7 @@ import {
   updateRunMlflow,
   type ViewType,
 } from "../../../services/mlflow.js";
-import type { MetricSeries, Project, Run } from "../../../store/store.js";
+import type { MetricSeries, MlflowRunRef, Project, Run } from "../../../store/store.js";
 import { actorOf } from "../../auth.js";
 import { experimentJson, fieldsOf, listOf, optionalString, requiredString, runIdOf, runInfoJson, runJson } from "./common.js";
 
@@ -329,7 +330,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       ["/runs/restore", false],
     ] as const)
       post(path, async (request) => {
-        const run = await findRun(store, orgOf(request), runIdOf(fieldsOf(request)));
+        const run = await findRunRef(store, orgOf(request), runIdOf(fieldsOf(request)));
         const now = clock.now();
         await updateRunMlflow(store, orgOf(request), run.id, (s) => ({ ...s, deletedAt: deleted ? (s.deletedAt ?? now) : null }), now);
         return {};
@@ -361,7 +362,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
     /** Logs params, tags and metrics of one run: params and tags in one transaction (write-once checked), then metrics. */
     async function logBatch(
       request: FastifyRequest,
-      run: Run,
+      run: MlflowRunRef,
       items: { params: [string, string][]; tags: [string, string][]; metrics: MetricSeries[] },
     ): Promise<void> {
       const orgId = orgOf(request);
@@ -390,7 +391,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
 
     post("/runs/log-metric", async (request) => {
       const fields = fieldsOf(request);
-      const run = await findRun(store, orgOf(request), runIdOf(fields));
+      const run = await findRunRef(store, orgOf(request), runIdOf(fields));
       const metrics = metricSeries([{ key: fields.key, value: fields.value, timestamp: fields.timestamp, step: fields.step }], clock.now());
       await logBatch(request, run, { params: [], tags: [], metrics });
       return {};
@@ -398,7 +399,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
 
     post("/runs/log-parameter", async (request) => {
       const fields = fieldsOf(request);
-      const run = await findRun(store, orgOf(request), runIdOf(fields));
+      const run = await findRunRef(store, orgOf(request), runIdOf(fields));
       const key = checkKey(fields.key, "key");
       const value = checkValue(fields.value, "value", LIMITS.paramValueLength);
       await logBatch(request, run, { params: [[key, value]], tags: [], metrics: [] });
@@ -407,14 +408,14 @@ export function trackingRoutes({ store, clock }: AppDeps) {
 
     post("/runs/set-tag", async (request) => {
       const fields = fieldsOf(request);
-      const run = await findRun(store, orgOf(request), runIdOf(fields));
+      const run = await findRunRef(store, orgOf(request), runIdOf(fields));
       await logBatch(request, run, { params: [], tags: tagsOf([{ key: fields.key, value: fields.value }], "tag"), metrics: [] });
       return {};
     });
 
     post("/runs/delete-tag", async (request) => {
       const fields = fieldsOf(request);
-      const run = await findRun(store, orgOf(request), runIdOf(fields));
+      const run = await findRunRef(store, orgOf(request), runIdOf(fields));
       checkActive(run);
       const key = checkKey(fields.key, "key");
       checkTagWritable(key);
@@ -433,7 +434,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
 
     post("/runs/log-batch", async (request) => {
       const fields = fieldsOf(request);
-      const run = await findRun(store, orgOf(request), runIdOf(fields));
+      const run = await findRunRef(store, orgOf(request), runIdOf(fields));
       const metrics = listOf(fields, "metrics");
       const params = listOf(fields, "params");
       const tags = listOf(fields, "tags");
@@ -460,7 +461,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
 
     post("/runs/log-inputs", async (request) => {
       const fields = fieldsOf(request);
-      const run = await findRun(store, orgOf(request), runIdOf(fields));
+      const run = await findRunRef(store, orgOf(request), runIdOf(fields));
       checkActive(run);
       const datasets = listOf(fields, "datasets");
       await updateRunMlflow(
@@ -475,7 +476,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
 
     post("/runs/log-model", async (request) => {
       const fields = fieldsOf(request);
-      const run = await findRun(store, orgOf(request), runIdOf(fields));
+      const run = await findRunRef(store, orgOf(request), runIdOf(fields));
       checkActive(run);
       const modelJson = requiredString(fields, "model_json");
       let model: unknown;
@@ -510,7 +511,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
     get("/metrics/get-history", async (request) => {
       const fields = fieldsOf(request);
       const orgId = orgOf(request);
-      const run = await findRun(store, orgId, runIdOf(fields));
+      const run = await findRunRef(store, orgId, runIdOf(fields));
       const key = requiredString(fields, "metric_key");
       const maxResults = maxResultsOf(fields, "max_results", LIMITS.historyMaxResults, LIMITS.historyMaxResults);
       const token = optionalString(fields, "page_token");
@@ -538,7 +539,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       const maxResults = maxResultsOf(fields, "max_results", 320, 1000);
       const metrics = [];
       for (const runId of runIds) {
-        const run = await findRun(store, orgId, runId);
+        const run = await findRunRef(store, orgId, runId);
         for (const p of await store.sampleMetricPoints(orgId, run.id, key, start, end, maxResults))
           metrics.push({ key, value: metricValueJson(p.value), timestamp: p.time, step: p.step, run_id: run.mlflowId });
       }
