@@ -9,7 +9,7 @@ import { invalidInput } from "./errors.js";
  */
 const NOT_STORABLE = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-export const ILL_FORMED_TEXT = "text must not contain U+0000 (NUL) or an unpaired surrogate";
+const ILL_FORMED_TEXT = "text must not contain U+0000 (NUL) or an unpaired surrogate";
 
 export function isStorableText(text: string): boolean {
   return !NOT_STORABLE.test(text);

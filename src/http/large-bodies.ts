@@ -45,10 +45,6 @@ export function admitLargeBodies(budget: LargeBodyBudget, maxBytes: number) {
         message: `server busy: ${Math.round(budget.capacity / 1024 / 1024)} MiB of large ingest bodies are being written; retry shortly`,
       });
     }
-    let given = false;
-    reply.raw.once("close", () => {
-      if (!given) budget.give(bytes);
-      given = true;
-    });
+    reply.raw.once("close", () => budget.give(bytes));
   };
 }
