@@ -304,7 +304,16 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
     const failures: string[] = [];
     for (const operation of operations) {
       for (const parameter of operation.parameters.filter((p) => [p.schema.type].flat().includes("integer"))) {
-        for (const value of ["9223372036854775808", "-9223372036854775809", "1e400", "9007199254740993"]) {
+        // Past the schema's own bounds too: a time (EpochMs) one past the latest date a JavaScript date holds.
+        const { minimum, maximum } = parameter.schema;
+        const ownBounds = [maximum === undefined ? [] : [maximum + 1], minimum === undefined ? [] : [minimum - 1]].flat();
+        for (const value of [
+          "9223372036854775808",
+          "-9223372036854775809",
+          "1e400",
+          "9007199254740993",
+          ...ownBounds.filter(Number.isSafeInteger).map(String),
+        ]) {
           const request = baseline(operation);
           const slot = parameter.in === "query" ? request.query : parameter.in === "path" ? request.path : request.headers;
           slot.set(parameter.name, value);
