@@ -4,8 +4,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { BlobStore } from "./blobs/blob-store.js";
 import type { Config } from "./config.js";
-import { checkJsonDepth } from "./domain/json-depth.js";
-import { checkParsedJsonText } from "./domain/text.js";
+import { checkClientJson } from "./domain/json-text.js";
 import type { Clock } from "./domain/time.js";
 import { authenticate } from "./http/auth.js";
 import { connectionsCheckingInterval, limitConnections } from "./http/connection-limits.js";
@@ -61,8 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       parseJson(request, body as string, (error, value) => {
         if (error) return done(error);
         try {
-          checkJsonDepth(value, "body");
-          checkParsedJsonText(body as string, value, "body");
+          checkClientJson(body as string, value, "body");
         } catch (refused) {
           return done(refused as Error);
         }

@@ -4,6 +4,17 @@ import { checkParsedJsonText } from "./text.js";
 import type { Json } from "./merge.js";
 
 /**
+ * The checks every JSON a client sends passes once parsed, wherever it was parsed (a body, a
+ * JSON-text field, an NDJSON line, a JSON query parameter, MLflow's double-encoded bodies):
+ * nesting within MAX_JSON_DEPTH, and only storable text (domain/text.ts). `raw` is the text it
+ * was parsed from; `field` names it in the 400.
+ */
+export function checkClientJson(raw: string, value: unknown, field: string): void {
+  checkJsonDepth(value, field);
+  checkParsedJsonText(raw, value, field);
+}
+
+/**
  * Config, system metadata, logger settings and status metadata arrive as JSON text.
  * Absent, null, "" and the text "null" all mean "no value" (undefined).
  */
@@ -15,7 +26,6 @@ export function parseJsonText(text: string | null | undefined, field: string): J
   } catch {
     throw invalidInput(`${field}: must be valid JSON text`);
   }
-  checkJsonDepth(value, field);
-  checkParsedJsonText(text, value, field);
+  checkClientJson(text, value, field);
   return value === null ? undefined : value;
 }

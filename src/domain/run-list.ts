@@ -1,6 +1,5 @@
 import { invalidInput } from "./errors.js";
-import { checkJsonDepth } from "./json-depth.js";
-import { checkParsedJsonText } from "./text.js";
+import { checkClientJson } from "./json-text.js";
 import { flatten, setOwn, type Json } from "./merge.js";
 import { ownValue, type FilterableRun } from "./run-view.js";
 import { RUN_STATUSES, STATUS_ALIASES, type RunStatus } from "./status.js";
@@ -89,8 +88,7 @@ export function parseJsonParameter(name: string, raw: string): unknown {
   } catch (error) {
     throw invalidInput(`${name}: malformed JSON (${(error as Error).message})`);
   }
-  checkJsonDepth(value, name);
-  checkParsedJsonText(raw, value, name);
+  checkClientJson(raw, value, name);
   return value;
 }
 

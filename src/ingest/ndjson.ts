@@ -1,7 +1,6 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { invalidInput } from "../domain/errors.js";
-import { checkJsonDepth } from "../domain/json-depth.js";
-import { checkParsedJsonText } from "../domain/text.js";
+import { checkClientJson } from "../domain/json-text.js";
 
 /** 4 MiB per line keeps one bad client line from costing more than a few milliseconds to reject. */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -43,8 +42,7 @@ export async function parseNdjson(body: string, onLine: (value: Record<string, u
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       throw invalidInput(`line ${lineNumber}: must be a JSON object`);
     }
-    checkJsonDepth(value, `line ${lineNumber}`);
-    checkParsedJsonText(line, value, `line ${lineNumber}`);
+    checkClientJson(line, value, `line ${lineNumber}`);
     onLine(value as Record<string, unknown>, lineNumber);
   }
 }

@@ -15,6 +15,7 @@ import {
 } from "../domain/mlflow/search.js";
 import { isTerminal } from "../domain/status.js";
 import { endsNonFinite } from "../domain/summaries.js";
+import type { Json } from "../domain/merge.js";
 import { accumulatedJsonText } from "../domain/runs.js";
 import type {
   MetricSummary,
@@ -60,49 +61,44 @@ export function checkActive(run: MlflowRunRef): void {
 }
 
 /**
- * store.updateRunMlflow with what a run may accumulate bounded (accumulatedJsonText): a config
- * (MLflow's params), tag list or dataset-input list that the change makes longer than
- * MAX_RUN_JSON_LENGTH is a 413 that changes nothing. Fields the change leaves alone are not checked.
+ * A change that refuses to make any of `fields` (field, name in the 413) longer than
+ * MAX_RUN_JSON_LENGTH (accumulatedJsonText): the 413 comes before the store writes anything.
+ * Fields the change leaves alone are not measured.
  */
+function bounded<S>(change: (state: S) => S, fields: readonly [keyof S, string][]): (state: S) => S {
+  return (before) => {
+    const after = change(before);
+    for (const [field, name] of fields) if (after[field] !== before[field]) accumulatedJsonText(name, after[field] as Json);
+    return after;
+  };
+}
+
+const RUN_ACCUMULATES: readonly [keyof RunMlflowState, string][] = [
+  ["config", "params"],
+  ["mlflowTags", "tags"],
+  ["mlflowInputs", "dataset inputs"],
+];
+
+/** store.updateRunMlflow with a run's params, tags and dataset inputs bounded (bounded). */
 export function updateRunMlflow(
   store: Store,
   orgId: string,
   runId: number,
   change: (state: RunMlflowState) => RunMlflowState,
   now: number,
-): Promise<Run | undefined> {
-  return store.updateRunMlflow(
-    orgId,
-    runId,
-    (before) => {
-      const after = change(before);
-      if (after.config !== before.config) accumulatedJsonText("params", after.config);
-      if (after.mlflowTags !== before.mlflowTags) accumulatedJsonText("tags", after.mlflowTags);
-      if (after.mlflowInputs !== before.mlflowInputs) accumulatedJsonText("dataset inputs", after.mlflowInputs);
-      return after;
-    },
-    now,
-  );
+) {
+  return store.updateRunMlflow(orgId, runId, bounded(change, RUN_ACCUMULATES), now);
 }
 
-/** store.updateProjectMlflow with the experiment's tag list bounded as a run's (updateRunMlflow). */
+/** store.updateProjectMlflow with the experiment's tags bounded as a run's. */
 export function updateProjectMlflow(
   store: Store,
   orgId: string,
   projectId: number,
   change: (state: ProjectMlflowState) => ProjectMlflowState,
   now: number,
-): Promise<Project | undefined> {
-  return store.updateProjectMlflow(
-    orgId,
-    projectId,
-    (before) => {
-      const after = change(before);
-      if (after.mlflowTags !== before.mlflowTags) accumulatedJsonText("tags", after.mlflowTags);
-      return after;
-    },
-    now,
-  );
+) {
+  return store.updateProjectMlflow(orgId, projectId, bounded(change, [["mlflowTags", "tags"]]), now);
 }
 
 export interface LatestMetric {
