@@ -131,6 +131,33 @@ describe("hardening, second round", () => {
     assert.equal((await client.get("/api/runs/projects")).status, 200);
   });
 
+  it("M1: JSON that MLflow's routes parse themselves (a double-encoded body, model_json) keeps the depth and text limits", async () => {
+    const runId = await run(await experiment("nested"), "r");
+    const deep = `${"[".repeat(100)}${"]".repeat(100)}`;
+    const doubled = await client.raw(
+      "POST",
+      `${API}/runs/log-model`,
+      JSON.stringify(`{"run_id":"${runId}","model_json":"{}","x":${deep}}`),
+      {
+        "content-type": "application/json",
+      },
+    );
+    invalidParameter(doubled, /body: nested deeper than 64 levels/);
+    invalidParameter(
+      await mlflow("/runs/log-model", { run_id: runId, model_json: `{"a":${deep}}` }),
+      /model_json: nested deeper than 64 levels/,
+    );
+    const nul = await client.raw(
+      "POST",
+      `${API}/runs/set-tag`,
+      JSON.stringify(JSON.stringify({ run_id: runId, key: "k", value: "a\u0000" })),
+      {
+        "content-type": "application/json",
+      },
+    );
+    invalidParameter(nul, /text must not contain U\+0000/);
+  });
+
   it("M2: a run whose stored tags hold a NUL (written before the edge refused it) never fails a tag-filtered list", async () => {
     const store = test.server.store;
     const actor = { userId: null, apiKeyId: null };

@@ -11,7 +11,7 @@ import {
   USER_TAG,
 } from "../../../domain/mlflow/model.js";
 import { isTerminal } from "../../../domain/status.js";
-import { checkParsedJsonText } from "../../../domain/text.js";
+import { checkClientJson } from "../../../domain/json-text.js";
 import type { LatestMetric } from "../../../services/mlflow.js";
 import type { Project, Run } from "../../../store/store.js";
 import { storeUnavailability } from "../../../store/unavailable.js";
@@ -87,7 +87,7 @@ export function fieldsOf(request: FastifyRequest): Record<string, unknown> {
     } catch {
       throw new MlflowError("MALFORMED_REQUEST", "The request body is a string that is not JSON");
     }
-    checkParsedJsonText(text, body, "body");
+    checkClientJson(text, body, "body");
   }
   if (body === undefined || body === null) return {};
   if (typeof body !== "object" || Array.isArray(body)) throw new MlflowError("MALFORMED_REQUEST", "The request body must be a JSON object");

@@ -28,7 +28,7 @@ import {
 } from "../../../domain/mlflow/search.js";
 import { DomainError } from "../../../domain/errors.js";
 import { NAME_LIMITS } from "../../../domain/names.js";
-import { checkParsedJsonText } from "../../../domain/text.js";
+import { checkClientJson } from "../../../domain/json-text.js";
 import {
   checkActive,
   findExperiment,
@@ -485,7 +485,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       } catch {
         throw invalidParameter("model_json must be JSON text");
       }
-      checkParsedJsonText(modelJson, model, "model_json");
+      checkClientJson(modelJson, model, "model_json");
       // As MLflow's server: the model's description is appended to the run's mlflow.log-model.history tag.
       await updateRunMlflow(
         store,
