@@ -1,5 +1,6 @@
 import { DomainError, invalidInput } from "./errors.js";
 import { deepMerge, type Json } from "./merge.js";
+import { shouldApplyStatus, type RunStatus } from "./status.js";
 
 /** A run's tags keep the first occurrence of each tag, in the order given. */
 export function uniqueTags(tags: string[]): string[] {
@@ -95,4 +96,51 @@ export function accumulatedJsonText(field: string, value: Json | null | undefine
 /** A JSON field after a deep-merge patch (config, logger settings), as the text to store. */
 export function mergedJsonText(field: string, current: Json | null, patch: Json): string | null {
   return accumulatedJsonText(field, deepMerge(current ?? undefined, patch));
+}
+
+/** A status write as a client asks for it (Store.updateRunStatus). */
+export interface StatusRequest {
+  status: RunStatus;
+  /** When the status changed (backfill); defaults to `now`. */
+  statusUpdated?: number;
+  statusMetadata?: Json;
+  loggerSettings?: Json;
+  now: number;
+}
+
+/** What an applied status write stores on the run; its history event takes `statusUpdated` as its time. */
+export interface StatusWrite {
+  status: RunStatus;
+  statusUpdated: number;
+  statusMetadata: Json | null;
+  /** The run's logger settings with the request's merged in, as stored JSON text. */
+  loggerSettingsText: string | null;
+  now: number;
+}
+
+/**
+ * Decides a status write against the run's current status and logger settings (JSON text):
+ * undefined when the precedence rules of domain/status.ts ignore it (then nothing is stored, not
+ * even the logger settings), else what the run becomes.
+ */
+export function decideStatusWrite(
+  current: { status: RunStatus; loggerSettingsText: string | null },
+  request: StatusRequest,
+): StatusWrite | undefined {
+  if (!shouldApplyStatus(current.status, request.status)) return undefined;
+  const loggerSettingsText =
+    request.loggerSettings === undefined
+      ? current.loggerSettingsText
+      : mergedJsonText(
+          "loggerSettings",
+          current.loggerSettingsText === null ? null : (JSON.parse(current.loggerSettingsText) as Json),
+          request.loggerSettings,
+        );
+  return {
+    status: request.status,
+    statusUpdated: request.statusUpdated ?? request.now,
+    statusMetadata: request.statusMetadata ?? null,
+    loggerSettingsText,
+    now: request.now,
+  };
 }

@@ -1,6 +1,7 @@
 import type { Json } from "../domain/merge.js";
 import type { ConsoleLogType } from "../domain/console-logs.js";
 import type { Page, PageRequest } from "../domain/paging.js";
+import type { StatusRequest } from "../domain/runs.js";
 import type { RunStatus, StatusSource } from "../domain/status.js";
 import type { ColumnSort } from "../domain/run-list.js";
 import type { MetricSummaryState } from "../domain/summaries.js";
@@ -8,20 +9,36 @@ import type { Point, SampledPoint } from "../domain/sampling.js";
 import type { CopyRow, CopyValue } from "./copy-tables.js";
 
 /**
- * The storage contract. Every backend (SQLite now, PostgreSQL next) implements it and passes
- * test/store/contract.test.ts unchanged. Conventions:
+ * The storage contract, one interface per aggregate (docs/architecture.md, "Storage"). Both backends
+ * (SQLite, PostgreSQL) implement every one and pass test/store/contract.test.ts unchanged; a backend
+ * for one aggregate alone (say metric points in a columnar database) implements that interface and
+ * passes its suite. Conventions:
  * - The organization ID is the first argument of every tenant method and the first predicate
  *   of every query: a run of another organization reads exactly like a run that does not exist.
  * - Absent is `undefined`, never an exception. Rule violations throw DomainError.
  * - Each method is one transaction: it is applied whole or not at all.
  * - Timestamps are epoch milliseconds.
  */
-export interface Store {
+export interface Store
+  extends StoreConnection,
+    AccountStore,
+    ProjectStore,
+    RunStore,
+    MetricStore,
+    LogStore,
+    FileStore,
+    MlflowStore,
+    SharedStateStore,
+    CopyStore {}
+
+export interface StoreConnection {
   /** Cheap query that proves the store answers; throws when it does not. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
 
-  // Organizations, users and API keys (docs/semantics.md).
+/** Organizations, users and API keys (docs/semantics.md). */
+export interface AccountStore {
   createOrganization(slug: string, now: number): Promise<Organization>;
   listOrganizations(): Promise<Organization[]>;
   getOrganizationBySlug(slug: string): Promise<Organization | undefined>;
@@ -37,15 +54,18 @@ export interface Store {
   listApiKeys(orgId: string): Promise<ApiKeyRecord[]>;
   /** Soft delete. Returns the key as revoked, or undefined when no such key exists. Revoking twice keeps the first time. */
   revokeApiKey(keyId: string, now: number): Promise<ApiKeyRecord | undefined>;
+}
 
-  // Projects.
+export interface ProjectStore {
   listProjects(orgId: string): Promise<Project[]>;
   getProjectByName(orgId: string, name: string): Promise<Project | undefined>;
-
-  // MLflow's protocol (docs/api.md, "MLflow's REST API"): experiments are projects, runs are runs.
   /** Creates an empty project; throws CONFLICT when the organization has one of that name. */
   createProject(orgId: string, name: string, now: number): Promise<Project>;
   getProject(orgId: string, projectId: number): Promise<Project | undefined>;
+}
+
+/** MLflow's protocol (docs/api.md, "MLflow's REST API"): experiments are projects, runs are runs. */
+export interface MlflowStore {
   /**
    * Reads the project's MLflow state under a lock, applies `change` (a pure rule, which may throw a
    * DomainError: then nothing is written) and stores the result. A name taken by another project
@@ -70,10 +90,10 @@ export interface Store {
   updateRunMlflow(orgId: string, runId: number, change: (state: RunMlflowState) => RunMlflowState, now: number): Promise<Run | undefined>;
   /** Every run of the project with what MLflow's run search filters and sorts on, newest first. */
   listMlflowCandidates(orgId: string, projectId: number): Promise<MlflowCandidate[]>;
-  /** Removes a file's record (its bytes are the caller's to remove); false when no such file is in the organization. */
-  deleteFile(orgId: string, fileId: number): Promise<boolean>;
+}
 
-  // Runs.
+/** Runs: their lifecycle, attributes, history and alerts. */
+export interface RunStore {
   /**
    * Creates a run, creating its project on first use. With an externalId that already names a
    * run of the project, that run is resumed instead (RUNNING again if it had finished, with a
@@ -135,24 +155,21 @@ export interface Store {
    * Returns how many runs were marked.
    */
   failStaleRuns(cutoff: number, now: number): Promise<number>;
+}
 
-  // Ingest (docs/semantics.md, Ingest wire format). Each call is one transaction: a batch is stored whole or not at all,
-  // and counts as a heartbeat of the run and as activity: the run's updatedAt becomes `now`, and its project's too when
-  // older than PROJECT_ACTIVITY_RESOLUTION_MS (src/domain/time.ts). Each returns undefined for an unknown run.
+/**
+ * Metric points and their summaries. Ingest (docs/semantics.md, Ingest wire format): each append is one
+ * transaction, a batch stored whole or not at all, and counts as a heartbeat of the run and as activity:
+ * the run's updatedAt becomes `now`, and its project's too when older than PROJECT_ACTIVITY_RESOLUTION_MS
+ * (src/domain/time.ts). Appends return undefined for an unknown run.
+ */
+export interface MetricStore {
   /**
    * Stores metric points, a point being (run, logName, step): a step sent again replaces its
    * value (last write wins). Updates the per-metric summaries in the same transaction and adds
    * new metric names to the run's log names (type METRIC). Returns the number of points stored.
    */
   appendMetricPoints(orgId: string, runId: number, series: MetricSeries[], now: number): Promise<number | undefined>;
-  /**
-   * Console lines, one per (run, logType, lineNumber, time) (src/domain/console-logs.ts): a re-sent
-   * line replaces the stored one, never duplicates it; another process's line with the same number is kept.
-   */
-  appendConsoleLines(orgId: string, runId: number, lines: ConsoleLine[], now: number): Promise<number | undefined>;
-  /** Data rows, one per (run, logName, step); names are added to the run's log names by data type. */
-  appendDataRows(orgId: string, runId: number, rows: DataRow[], now: number): Promise<number | undefined>;
-
   // Metric reads (docs/semantics.md, Metrics). A forked run's series include its lineage's points up to the
   // fork step (and below the run's own first point of that metric), without copies.
   /** Live summaries of every metric of the run, inherited points included, by name. */
@@ -186,6 +203,18 @@ export interface Store {
   listRunLastValues(orgId: string, projectId: number, logName: string): Promise<Map<number, number>>;
   /** Distinct metric names of a project (or of some of its runs), ascending, at most `limit`. */
   listMetricNames(orgId: string, projectId: number, query: MetricNameQuery): Promise<string[]>;
+}
+
+/** Console lines and data rows; appends are ingest as MetricStore's are. */
+export interface LogStore {
+  /**
+   * Console lines, one per (run, logType, lineNumber, time) (src/domain/console-logs.ts): a re-sent
+   * line replaces the stored one, never duplicates it; another process's line with the same number is kept.
+   */
+  appendConsoleLines(orgId: string, runId: number, lines: ConsoleLine[], now: number): Promise<number | undefined>;
+  /** Data rows, one per (run, logName, step); names are added to the run's log names by data type. */
+  appendDataRows(orgId: string, runId: number, rows: DataRow[], now: number): Promise<number | undefined>;
+
   /**
    * One page (src/domain/paging.ts) of console lines by time, then lineNumber, then logType, measured
    * by their messages; `total` counts every match regardless of paging.
@@ -193,8 +222,10 @@ export interface Store {
   listConsoleLines(orgId: string, runId: number, query: ConsoleLineQuery): Promise<Page<ConsoleLine> & { total: number }>;
   /** One page (src/domain/paging.ts) of the run's data rows, optionally of one name, by name then step, measured by their data. */
   listDataRows(orgId: string, runId: number, query: DataRowQuery): Promise<Page<StoredDataRow>>;
+}
 
-  // Files (docs/semantics.md, Ingest wire format: files). Records live here; their bytes in a BlobStore (src/blobs).
+/** Files (docs/semantics.md, Ingest wire format: files). Records live here; their bytes in a BlobStore (src/blobs). */
+export interface FileStore {
   /**
    * Registers files of a run, idempotent on (run, logName, fileName): a name registered again
    * keeps its ID and takes the new metadata. Adds the log names by file type. One transaction;
@@ -210,8 +241,12 @@ export interface Store {
    * registered files whose bytes have not been recorded yet (a bucket's direct uploads are confirmed from these).
    */
   listFiles(orgId: string, runId: number, query: FileQuery): Promise<StoredFile[]>;
+  /** Removes a file's record (its bytes are the caller's to remove); false when no such file is in the organization. */
+  deleteFile(orgId: string, fileId: number): Promise<boolean>;
+}
 
-  // State shared by every process serving this store (docs/architecture.md, "Several processes on one store").
+/** State shared by every process serving this store (docs/architecture.md, "Several processes on one store"). */
+export interface SharedStateStore {
   /**
    * The URL-signing secret of every process on this store. Stores `candidate` when the store has
    * none yet and returns the stored one: processes starting together all get the first one stored.
@@ -225,8 +260,10 @@ export interface Store {
   tryAcquireLease(name: string, holderId: string, now: number, ttlMs: number): Promise<boolean>;
   /** Gives the lease up if `holderId` holds it, so another process takes over without waiting for the expiry. */
   releaseLease(name: string, holderId: string): Promise<void>;
+}
 
-  // Bulk copy between stores (`stepwise copy`): rows of the tables in src/store/copy-tables.ts, by table name.
+/** Bulk copy between stores (`stepwise copy`): rows of the tables in src/store/copy-tables.ts, by table name. */
+export interface CopyStore {
   /** Up to `limit` rows of the table in key order, starting after the row whose key values are `after` (null: from the first). */
   exportRows(table: string, after: CopyValue[] | null, limit: number): Promise<CopyRow[]>;
   /**
@@ -493,14 +530,8 @@ export type RunCandidate = Pick<
   "id" | "name" | "status" | "tags" | "createdAt" | "updatedAt" | "statusUpdated" | "heartbeatAt" | "config" | "systemMetadata"
 >;
 
-export interface StatusUpdate {
-  status: RunStatus;
-  /** When the status changed (backfill); defaults to `now`. */
-  statusUpdated?: number;
-  statusMetadata?: Json;
-  loggerSettings?: Json;
+export interface StatusUpdate extends StatusRequest {
   source: StatusSource;
-  now: number;
 }
 
 export interface StatusEvent {

@@ -11,11 +11,8 @@ import { makeOrg, startTestServer, type TestServer } from "../helpers/start-serv
 async function storeCalls(store: Store, orgId: string, action: () => Promise<unknown>): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   const methods = store as unknown as Record<string, (...args: unknown[]) => unknown>;
-  const names = Object.getOwnPropertyNames(Object.getPrototypeOf(store)).filter(
-    (name) => name !== "constructor" && typeof methods[name] === "function",
-  );
-  for (const name of names) {
-    const original = methods[name]!;
+  const originals = new Map(Object.entries(methods).filter(([, method]) => typeof method === "function"));
+  for (const [name, original] of originals) {
     methods[name] = function (this: unknown, ...args: unknown[]) {
       if (args[0] === orgId) counts[name] = (counts[name] ?? 0) + 1;
       return original.apply(this, args);
@@ -24,7 +21,7 @@ async function storeCalls(store: Store, orgId: string, action: () => Promise<unk
   try {
     await action();
   } finally {
-    for (const name of names) delete methods[name];
+    for (const [name, original] of originals) methods[name] = original;
   }
   return counts;
 }

@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { describe, it } from "node:test";
 import { COPY_TABLES } from "../../src/store/copy-tables.js";
-import { SqliteStore } from "../../src/store/sqlite/index.js";
+import Database from "better-sqlite3";
+import { join } from "node:path";
+import { DATABASE_FILE, SqliteStore } from "../../src/store/sqlite/index.js";
 import { makeTempDir } from "../helpers/start-server.js";
 
 /** Tables that are not data: the migration log, SQLite's own, and leases of running processes. */
@@ -12,8 +14,9 @@ describe("the copy table list", () => {
   it("names every table and column of the SQLite schema, so `copy` loses nothing a migration adds", async () => {
     const dir = makeTempDir();
     const store = SqliteStore.open(dir);
+    // A second connection to the file, as another process has.
+    const db = new Database(join(dir, DATABASE_FILE));
     try {
-      const db = (store as unknown as { db: import("better-sqlite3").Database }).db;
       const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[])
         .map((row) => row.name)
         .filter((name) => !NOT_COPIED.has(name));
@@ -36,6 +39,7 @@ describe("the copy table list", () => {
         );
       }
     } finally {
+      db.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     }

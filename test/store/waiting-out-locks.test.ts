@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { describe, it } from "node:test";
-import { SqliteStore } from "../../src/store/sqlite/index.js";
+import Database from "better-sqlite3";
+import { join } from "node:path";
+import { DATABASE_FILE, SqliteStore } from "../../src/store/sqlite/index.js";
 import { waitingOutLocks } from "../../src/store/unavailable.js";
 import { makeTempDir } from "../helpers/start-server.js";
 
@@ -12,8 +14,9 @@ describe("start-up writes wait out another process's lock", () => {
     const dir = makeTempDir();
     const holder = SqliteStore.open(dir);
     const waiter = SqliteStore.open(dir, { busyTimeoutMs: 0 });
+    // A second connection to the file, as another process has.
+    const db = new Database(join(dir, DATABASE_FILE));
     try {
-      const db = (holder as unknown as { db: import("better-sqlite3").Database }).db;
       db.exec("BEGIN IMMEDIATE");
       await assert.rejects(waiter.getOrCreateSigningSecret(randomBytes(32), 0), { code: "SQLITE_BUSY" });
       await assert.rejects(
@@ -36,6 +39,7 @@ describe("start-up writes wait out another process's lock", () => {
       assert.deepEqual(Buffer.from(secret), candidate);
       await assert.rejects(waitingOutLocks(waiter, 5000).exportRows("no-such-table", null, 1), /no copyable table/, "other errors at once");
     } finally {
+      db.close();
       await waiter.close();
       await holder.close();
       rmSync(dir, { recursive: true, force: true });

@@ -75,7 +75,7 @@ export async function listMetricSummaries(
   sql: Sql,
   orgId: string,
   runId: number,
-  filter: { logName?: string; logGroup?: string },
+  filter: { logName?: string; logGroup?: string } = {},
 ): Promise<MetricSummary[]> {
   // The run (is it in the organization, is it forked?) and its own summaries in one query: for a
   // run that is not a fork, the common case, they are the answer.

@@ -1,5 +1,4 @@
 import { displayPrefix } from "../../domain/ids.js";
-import { checkProjectTakesRuns } from "../../domain/runs.js";
 import { SELECT_PROJECT_WITH_COUNT, toProject, type ProjectWithCountRow } from "../rows.js";
 import type { Project } from "../store.js";
 import { row, rows, run, type Sql } from "./db.js";
@@ -45,14 +44,13 @@ export async function getOrCreateProjectRow(sql: Sql, orgId: string, name: strin
  * The project's next run number. UPDATE … RETURNING takes the project row's lock until the
  * transaction ends, so concurrent creates each get their own number; a rolled-back create leaves
  * a gap, which is allowed. It returns the row as it is once locked, so a delete that committed
- * while the create waited is seen (checkProjectTakesRuns) and the create rolls back.
+ * while the create waited is seen and the create rolls back.
  */
-export async function takeRunNumber(sql: Sql, project: ProjectRow, now: number): Promise<number> {
+export async function takeRunNumber(sql: Sql, projectId: number, now: number): Promise<{ number: number; deletedAt: number | null }> {
   const taken = await row<{ number: number; deleted_at: number | null }>(
     sql,
     "UPDATE projects SET next_number = next_number + 1, updated_at = $1 WHERE id = $2 RETURNING next_number - 1 AS number, deleted_at",
-    [now, project.id],
+    [now, projectId],
   );
-  checkProjectTakesRuns({ name: project.name, deleted_at: taken!.deleted_at });
-  return taken!.number;
+  return { number: taken!.number, deletedAt: taken!.deleted_at };
 }

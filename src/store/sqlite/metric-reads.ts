@@ -44,7 +44,7 @@ export function listMetricSummaries(
   s: Statements,
   orgId: string,
   runId: number,
-  filter: { logName?: string; logGroup?: string },
+  filter: { logName?: string; logGroup?: string } = {},
 ): MetricSummary[] {
   const chain = lineage(s, orgId, runId);
   if (chain.length === 0) return [];

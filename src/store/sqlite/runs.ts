@@ -1,11 +1,10 @@
 import { formatDisplayId } from "../../domain/ids.js";
-import { newMlflowRunId } from "../../domain/mlflow/ids.js";
-import { checkProjectTakesRuns, forkedAttributes } from "../../domain/runs.js";
-import type { Actor, CreateRunInput, Run } from "../store.js";
+import type { RunStatus } from "../../domain/status.js";
+import type { Run } from "../store.js";
 import { SELECT_RUN, toJsonText, toRun, type RunRow } from "../rows.js";
 import type { Statements } from "./db.js";
 import { getOrCreateProjectRow } from "./projects.js";
-import { insertStatusEvent } from "./status.js";
+import type { RunLifecycleOperations } from "../workflows/run-lifecycle.js";
 
 export function getRun(s: Statements, orgId: string, runId: number): Run | undefined {
   const row = s.get(`${SELECT_RUN} WHERE r.org_id = ? AND r.id = ?`).get(orgId, runId) as RunRow | undefined;
@@ -41,70 +40,94 @@ export function listRunsByDisplayId(s: Statements, orgId: string, prefix: string
   return (rows as RunRow[]).map(toRun);
 }
 
-/** Must run inside a write transaction (see Store.createRun). */
-export function createRun(s: Statements, orgId: string, input: CreateRunInput, actor: Actor): { run: Run; resumed: boolean } {
-  const project = getOrCreateProjectRow(s, orgId, input.projectName, input.now);
-  checkProjectTakesRuns(project);
-  if (input.externalId !== undefined) {
-    const existing = s.get("SELECT id FROM runs WHERE project_id = ? AND external_id = ?").get(project.id, input.externalId) as
-      | { id: number }
-      | undefined;
-    if (existing) return { run: resumeRun(s, orgId, existing.id, input.now, actor)!, resumed: true };
-  }
-
-  let config = input.config ?? null;
-  let tags = input.tags;
-  if (input.fork) {
-    const parent = getRun(s, orgId, input.fork.runId);
-    const child = { projectId: project.id, projectName: input.projectName, config, tags };
-    ({ config, tags } = forkedAttributes(input.fork, parent, parent ? ownLastStep(s, parent.id) : null, child));
-  }
-
-  const number = project.next_number;
-  s.get("UPDATE projects SET next_number = next_number + 1, updated_at = ? WHERE id = ?").run(input.now, project.id);
-  const createdAt = input.createdAt ?? input.now;
-  const result = s
-    .get(
-      `INSERT INTO runs (org_id, project_id, name, number, display_id, external_id, status, tags, config, system_metadata,
-                         logger_settings, created_at, updated_at, heartbeat_at, forked_from_run_id, fork_step, mlflow_id, mlflow_tags)
-       VALUES (?, ?, ?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      orgId,
-      project.id,
-      input.name,
-      number,
-      formatDisplayId(project.run_prefix, number),
-      input.externalId ?? null,
-      JSON.stringify(tags),
-      toJsonText(config),
-      toJsonText(input.systemMetadata),
-      toJsonText(input.loggerSettings),
-      createdAt,
-      input.updatedAt ?? createdAt,
-      input.now,
-      input.fork?.runId ?? null,
-      input.fork?.step ?? null,
-      newMlflowRunId(),
-      JSON.stringify(input.mlflowTags ?? []),
-    );
-  const runId = Number(result.lastInsertRowid);
-  insertStatusEvent(s, { runId, fromStatus: null, toStatus: "RUNNING", source: "api", metadata: null, actor, createdAt });
-  return { run: getRun(s, orgId, runId)!, resumed: false };
-}
-
-/** The run's own last logged step over all its metrics; null when it has no points. */
-function ownLastStep(s: Statements, runId: number): number | null {
-  return (s.get("SELECT max(last_step) AS last FROM metrics WHERE run_id = ?").get(runId) as { last: number | null }).last;
-}
-
-/** Must run inside a write transaction (see Store.resumeRun). */
-export function resumeRun(s: Statements, orgId: string, runId: number, now: number, actor: Actor): Run | undefined {
-  const run = getRun(s, orgId, runId);
-  if (!run) return undefined;
-  s.get("UPDATE runs SET heartbeat_at = ? WHERE id = ?").run(now, runId);
-  if (run.status === "RUNNING") return { ...run, heartbeatAt: now };
-  s.get("UPDATE runs SET status = 'RUNNING', status_updated = ?, updated_at = ? WHERE id = ?").run(now, now, runId);
-  insertStatusEvent(s, { runId, fromStatus: run.status, toStatus: "RUNNING", source: "resume", metadata: null, actor, createdAt: now });
-  return getRun(s, orgId, runId);
+/** The run lifecycle's operations (workflows/run-lifecycle.ts), each inside the caller's write transaction. */
+export function runLifecycleOperations(s: Statements): RunLifecycleOperations {
+  return {
+    projectForRuns: (orgId, name, now) => {
+      const project = getOrCreateProjectRow(s, orgId, name, now);
+      return { id: project.id, name: project.name, runPrefix: project.run_prefix, deletedAt: project.deleted_at };
+    },
+    runIdByExternalId: (projectId, externalId) =>
+      (s.get("SELECT id FROM runs WHERE project_id = ? AND external_id = ?").get(projectId, externalId) as { id: number } | undefined)?.id,
+    getRun: (orgId, runId) => getRun(s, orgId, runId),
+    ownLastStep: (runId) =>
+      (s.get("SELECT max(last_step) AS last FROM metrics WHERE run_id = ?").get(runId) as { last: number | null }).last,
+    takeRunNumber: (projectId, now) => {
+      const taken = s
+        .get(
+          "UPDATE projects SET next_number = next_number + 1, updated_at = ? WHERE id = ? RETURNING next_number - 1 AS number, deleted_at",
+        )
+        .get(now, projectId) as { number: number; deleted_at: number | null };
+      return { number: taken.number, deletedAt: taken.deleted_at };
+    },
+    insertRun: (row) =>
+      Number(
+        s
+          .get(
+            `INSERT INTO runs (org_id, project_id, name, number, display_id, external_id, status, tags, config, system_metadata,
+                               logger_settings, created_at, updated_at, heartbeat_at, forked_from_run_id, fork_step, mlflow_id, mlflow_tags)
+             VALUES (?, ?, ?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            row.orgId,
+            row.projectId,
+            row.name,
+            row.number,
+            row.displayId,
+            row.externalId,
+            row.tagsText,
+            row.configText,
+            row.systemMetadataText,
+            row.loggerSettingsText,
+            row.createdAt,
+            row.updatedAt,
+            row.heartbeatAt,
+            row.forkedFromRunId,
+            row.forkStep,
+            row.mlflowId,
+            row.mlflowTagsText,
+          ).lastInsertRowid,
+      ),
+    lockRunStatus: (orgId, runId) => {
+      const row = s.get("SELECT status, logger_settings FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as
+        | { status: RunStatus; logger_settings: string | null }
+        | undefined;
+      return row && { status: row.status, loggerSettingsText: row.logger_settings };
+    },
+    setHeartbeat: (runId, now) => {
+      s.get("UPDATE runs SET heartbeat_at = ? WHERE id = ?").run(now, runId);
+    },
+    writeStatus: (runId, write) => {
+      s.get(
+        `UPDATE runs SET status = ?, status_updated = ?, status_metadata = ?, logger_settings = ?, updated_at = ?, heartbeat_at = ?
+         WHERE id = ?`,
+      ).run(write.status, write.statusUpdated, toJsonText(write.statusMetadata), write.loggerSettingsText, write.now, write.now, runId);
+    },
+    writeRunning: (runId, now) => {
+      s.get("UPDATE runs SET status = 'RUNNING', status_updated = ?, updated_at = ? WHERE id = ?").run(now, now, runId);
+    },
+    failRunsStaleSince: (cutoff, now, metadata) => {
+      const stale = (
+        s.get("SELECT id FROM runs WHERE status = 'RUNNING' AND heartbeat_at < ? ORDER BY id").all(cutoff) as { id: number }[]
+      ).map((row) => row.id);
+      const fail = s.get("UPDATE runs SET status = 'FAILED', status_updated = ?, status_metadata = ?, updated_at = ? WHERE id = ?");
+      for (const id of stale) fail.run(now, JSON.stringify(metadata), now, id);
+      return stale;
+    },
+    insertStatusEvent: (event) => {
+      s.get(
+        `INSERT INTO status_events (run_id, from_status, to_status, source, metadata, actor_id, api_key_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        event.runId,
+        event.fromStatus,
+        event.toStatus,
+        event.source,
+        toJsonText(event.metadata),
+        event.actor.userId,
+        event.actor.apiKeyId,
+        event.createdAt,
+      );
+    },
+  };
 }

@@ -1,0 +1,139 @@
+import type { Store, StoreConnection } from "./store.js";
+import type { Workflow } from "./workflow.js";
+import * as lifecycle from "./workflows/run-lifecycle.js";
+import type { RunLifecycleOperations } from "./workflows/run-lifecycle.js";
+
+type StoreMethod = Exclude<keyof Store, keyof StoreConnection>;
+
+/**
+ * How each Store method runs on every backend: `statement` on the connection as it is (reads, and
+ * writes that are one statement, which the engine applies whole), `transaction` as one write
+ * transaction (read-then-write steps, several statements). A method missing here does not compile.
+ */
+const TRANSACTIONS = {
+  createOrganization: "statement",
+  listOrganizations: "statement",
+  getOrganizationBySlug: "statement",
+  createUser: "statement",
+  listUsers: "statement",
+  createApiKey: "statement",
+  getApiKeyByHash: "statement",
+  getApiKey: "statement",
+  listApiKeys: "statement",
+  revokeApiKey: "transaction",
+  listProjects: "statement",
+  getProjectByName: "statement",
+  createProject: "transaction",
+  getProject: "statement",
+  updateProjectMlflow: "transaction",
+  getRunByMlflowId: "statement",
+  getMlflowRunRef: "statement",
+  updateRunMlflow: "transaction",
+  listMlflowCandidates: "statement",
+  createRun: "transaction",
+  resumeRun: "transaction",
+  getRun: "statement",
+  getRunProjectName: "statement",
+  listRuns: "statement",
+  listRunCandidates: "statement",
+  listForks: "statement",
+  getRuns: "statement",
+  getRunByExternalId: "statement",
+  listRunsByDisplayId: "statement",
+  updateRunStatus: "transaction",
+  listStatusEvents: "statement",
+  updateRunTags: "statement",
+  updateRunNotes: "statement",
+  mergeRunConfig: "transaction",
+  addLogNames: "transaction",
+  listLogNames: "statement",
+  setModelGraph: "statement",
+  getModelGraph: "statement",
+  recordHeartbeat: "statement",
+  createAlert: "statement",
+  listAlerts: "statement",
+  failStaleRuns: "transaction",
+  appendMetricPoints: "transaction",
+  listMetricSummaries: "statement",
+  listMetricSummariesOfRuns: "statement",
+  countMetricsOfRuns: "statement",
+  readMetricPoints: "statement",
+  sampleMetricPoints: "statement",
+  listRunMetricSummaries: "statement",
+  listRunLastValues: "statement",
+  listMetricNames: "statement",
+  appendConsoleLines: "transaction",
+  appendDataRows: "transaction",
+  listConsoleLines: "statement",
+  listDataRows: "statement",
+  registerFiles: "transaction",
+  getFile: "statement",
+  markFileUploaded: "statement",
+  listFiles: "statement",
+  deleteFile: "statement",
+  getOrCreateSigningSecret: "transaction",
+  tryAcquireLease: "statement",
+  releaseLease: "statement",
+  exportRows: "statement",
+  importRows: "transaction",
+  countRows: "statement",
+} as const satisfies Record<StoreMethod, "statement" | "transaction">;
+
+/** The operations every workflow of src/store/workflows/ may ask of a backend. */
+export type Operations = RunLifecycleOperations;
+
+/** Store methods written once as workflows (src/store/workflows/): a backend implements their operations, not them. */
+const WORKFLOWS = {
+  createRun: lifecycle.createRun,
+  resumeRun: lifecycle.resumeRun,
+  updateRunStatus: lifecycle.updateRunStatus,
+  failStaleRuns: lifecycle.failStaleRuns,
+} satisfies { [K in StoreMethod]?: (...args: Parameters<Store[K]>) => Workflow<Awaited<ReturnType<Store[K]>>, Operations> };
+
+type BackendMethod = Exclude<StoreMethod, keyof typeof WORKFLOWS>;
+
+/**
+ * A backend's own Store functions: each takes the backend's context (a connection, or a transaction
+ * on one) first, then the Store method's arguments. Synchronous ones (SQLite) may return the value itself.
+ */
+export type BackendFunctions<C> = {
+  [K in BackendMethod]: (ctx: C, ...args: Parameters<Store[K]>) => Awaited<ReturnType<Store[K]>> | ReturnType<Store[K]>;
+};
+
+/** What a backend gives composeStore: how it runs work outside and inside a transaction, and how it runs a workflow. */
+export interface Backend<C> {
+  connection: StoreConnection;
+  functions: BackendFunctions<C>;
+  /** Runs work on the connection as it is (SQLite's connection, PostgreSQL's pool). */
+  statement<T>(work: (ctx: C) => T | Promise<T>): Promise<T>;
+  /** Runs work as one write transaction; its context is the transaction's. */
+  transaction<T>(work: (ctx: C) => T | Promise<T>): Promise<T>;
+  /** Runs a workflow to its end against this backend's operations on a transaction's context. */
+  perform<T>(workflow: Workflow<T, Operations>, ctx: C): T | Promise<T>;
+  /** Methods the backend runs its own way (SQLite commits the metric appends of concurrent requests together). */
+  overrides?: Partial<Store>;
+}
+
+/** The Store of a backend: each method its function or workflow, run as TRANSACTIONS says. */
+export function composeStore<C>(backend: Backend<C>): Store {
+  const methods = new Map<string, unknown>();
+  for (const [name, kind] of Object.entries(TRANSACTIONS)) {
+    const run = kind === "transaction" ? backend.transaction.bind(backend) : backend.statement.bind(backend);
+    const workflow = Object.hasOwn(WORKFLOWS, name)
+      ? (WORKFLOWS[name as keyof typeof WORKFLOWS] as (...args: unknown[]) => Workflow<unknown, Operations>)
+      : undefined;
+    const fn = workflow ? undefined : (backend.functions[name as BackendMethod] as (ctx: C, ...args: unknown[]) => unknown);
+    methods.set(
+      name,
+      workflow
+        ? (...args: unknown[]) => run((ctx) => backend.perform(workflow(...args), ctx))
+        : (...args: unknown[]) => run((ctx) => fn!(ctx, ...args)),
+    );
+  }
+  for (const [name, method] of Object.entries(backend.overrides ?? {})) methods.set(name, method);
+  return {
+    ...Object.fromEntries(methods),
+    ping: () => backend.connection.ping(),
+    close: () => backend.connection.close(),
+  } as Store;
+}
