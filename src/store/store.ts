@@ -321,7 +321,7 @@ export interface MetricSummary extends MetricSummaryState {
   logGroup: string;
   /**
    * Client time of the point at lastStep, when the store keeps it: null for a metric not written
-   * since that time was kept (migration 0011 on SQLite, 0005 on PostgreSQL) and for a summary over
+   * since that time was kept (migration 0011) and for a summary over
    * a fork's inherited points. Null means "read the point", never "no time".
    */
   lastTime: number | null;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { STATEMENT_CACHE_CAP } from "../../src/store/sqlite/db.js";
+import { STATEMENT_CACHE_CAP } from "../../src/store/sqlite/statements.js";
 import type { PostgresStore } from "../../src/store/postgres/index.js";
 import type { SqliteStore } from "../../src/store/sqlite/index.js";
 import type { ApiClient } from "../helpers/client.js";

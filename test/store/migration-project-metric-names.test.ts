@@ -58,14 +58,14 @@ describe("migration to each project's metric names", () => {
 
   const database = createTestDatabase();
   after(async () => (await database).drop());
-  it("PostgreSQL (0004): lists the names a project's runs had before the migration", async () => {
+  it("PostgreSQL (0010): lists the names a project's runs had before the migration", async () => {
     const { url } = await database;
     const store = await PostgresStore.open(url);
     const check = await seed(store);
     await store.close();
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    await client.query("DELETE FROM schema_migrations WHERE version = 4; DROP TABLE project_metric_names");
+    await client.query("DELETE FROM schema_migrations WHERE version = 10; DROP TABLE project_metric_names");
     await client.end();
     const reopened = await PostgresStore.open(url);
     await check(reopened).finally(() => reopened.close());

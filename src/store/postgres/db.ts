@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { StoreOpenError } from "../store.js";
+import { checkSchemaVersion, migrationFiles } from "../migrations.js";
 
 const MIGRATIONS_DIR = fileURLToPath(new URL("./migrations/", import.meta.url));
 
@@ -122,14 +123,6 @@ export async function openPool(url: string, options: PoolOptions = {}): Promise<
   return pool;
 }
 
-/** Numbered migrations in this directory, ascending. */
-function migrationFiles(): { version: number; file: string }[] {
-  return readdirSync(MIGRATIONS_DIR)
-    .filter((file) => /^\d{4}_.*\.sql$/.test(file))
-    .sort()
-    .map((file) => ({ version: Number(file.slice(0, 4)), file }));
-}
-
 /**
  * Applies each numbered migration not yet recorded, each in its own transaction, forward only,
  * holding a session advisory lock: a second process starting at the same time waits, then finds
@@ -152,15 +145,13 @@ async function migrateLocked(client: pg.PoolClient): Promise<void> {
   await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
   try {
     await client.query("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)");
+    // Migrations after 0001 were numbered 0002-0006 here before they took the SQLite store's numbers (0008-0012).
+    await client.query(
+      "UPDATE schema_migrations SET version = version + 6 WHERE version BETWEEN 2 AND 6 AND NOT EXISTS (SELECT 1 FROM schema_migrations WHERE version > 6)",
+    );
     const applied = new Set((await client.query<{ version: number }>("SELECT version FROM schema_migrations")).rows.map((r) => r.version));
-    const files = migrationFiles();
-    const known = files.length === 0 ? 0 : files[files.length - 1]!.version;
-    const newest = Math.max(0, ...applied);
-    if (newest > known) {
-      throw new StoreOpenError(
-        `the database has schema version ${newest}, newer than this Stepwise knows (${known}): upgrade Stepwise before starting it on this database`,
-      );
-    }
+    const files = migrationFiles(MIGRATIONS_DIR);
+    checkSchemaVersion(applied, files);
     for (const { version, file } of files) {
       if (applied.has(version)) continue;
       await client.query("BEGIN");

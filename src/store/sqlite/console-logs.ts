@@ -1,6 +1,6 @@
 import { type Page, takePage } from "../../domain/paging.js";
 import type { ConsoleLine, ConsoleLineQuery } from "../store.js";
-import type { Statements } from "./db.js";
+import type { Statements } from "./statements.js";
 import { runExists, touchHeartbeat } from "./run-attributes.js";
 
 /**

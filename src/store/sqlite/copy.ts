@@ -1,5 +1,5 @@
 import { copyTable, type CopyRow, type CopyTable, type CopyValue } from "../copy-tables.js";
-import type { Statements } from "./db.js";
+import type { Statements } from "./statements.js";
 
 // SQL is built only from the fixed table list in copy-tables.ts (copyTable checks the name), so the
 // set of statement texts stays small and no caller's string ever becomes SQL.

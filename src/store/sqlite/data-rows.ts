@@ -1,7 +1,7 @@
 import { logGroupOf, logTypeOfData } from "../../domain/log-names.js";
 import { type Page, takePage } from "../../domain/paging.js";
 import type { DataRow, DataRowQuery, StoredDataRow } from "../store.js";
-import type { Statements } from "./db.js";
+import type { Statements } from "./statements.js";
 import { runExists, touchHeartbeat } from "./run-attributes.js";
 
 /** Must run inside a write transaction. One row per (run, logName, step); a re-sent row replaces it. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import Database from "better-sqlite3";
-import { Statements } from "./db.js";
+import { Statements } from "./statements.js";
 
 describe("Statements", () => {
   it("prepares each SQL text once and reuses it", () => {

@@ -1,9 +1,9 @@
 import Database from "better-sqlite3";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { backfillMetricAggregates } from "./metric-backfill.js";
-
-export type Db = Database.Database;
+import type { Db } from "./statements.js";
+import { checkSchemaVersion, migrationFiles } from "../migrations.js";
 
 const OPENING_BUSY_TIMEOUT_MS = 5000;
 
@@ -24,7 +24,12 @@ export function openDatabase(file: string, busyTimeoutMs = OPENING_BUSY_TIMEOUT_
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
   db.pragma("foreign_keys = ON");
-  migrate(db);
+  try {
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
   return db;
 }
@@ -32,15 +37,16 @@ export function openDatabase(file: string, busyTimeoutMs = OPENING_BUSY_TIMEOUT_
 /** Migrations whose new columns are computed from stored data (not expressible in SQL) finish with a step in code. */
 const DATA_STEPS = new Map<number, (db: Db) => void>([[5, backfillMetricAggregates]]);
 
-/** Applies each numbered migration not yet recorded, each in its own transaction. Forward only. */
+/**
+ * Applies each numbered migration not yet recorded, each in its own transaction. Forward only; a
+ * database migrated by a newer Stepwise is refused (migrations.ts).
+ */
 export function migrate(db: Db): void {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
   const applied = new Set((db.prepare("SELECT version FROM schema_migrations").all() as { version: number }[]).map((row) => row.version));
-  const files = readdirSync(MIGRATIONS_DIR)
-    .filter((file) => /^\d{4}_.*\.sql$/.test(file))
-    .sort();
-  for (const file of files) {
-    const version = Number(file.slice(0, 4));
+  const files = migrationFiles(MIGRATIONS_DIR);
+  checkSchemaVersion(applied, files);
+  for (const { version, file } of files) {
     if (applied.has(version)) continue;
     const sql = readFileSync(MIGRATIONS_DIR + file, "utf8");
     db.transaction(() => {
@@ -51,43 +57,5 @@ export function migrate(db: Db): void {
       DATA_STEPS.get(version)?.(db);
       db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)").run(version, Date.now());
     }).immediate();
-  }
-}
-
-/**
- * The most statements one connection keeps prepared. Code builds SQL from a fixed set of texts
- * (about 150 today, counting each combination of the run list's optional clauses), so the cap is
- * never reached in normal use; it bounds memory anyway should a bug ever build SQL from request
- * data (each prepared statement holds memory in SQLite).
- */
-export const STATEMENT_CACHE_CAP = 500;
-
-/**
- * Prepared statements cached per connection: preparing costs more than running a small query.
- * Least recently used first out once the cache holds `cap` statements.
- */
-export class Statements {
-  private readonly cache = new Map<string, Database.Statement>();
-  constructor(
-    readonly db: Db,
-    private readonly cap = STATEMENT_CACHE_CAP,
-  ) {}
-
-  get(sql: string): Database.Statement {
-    let statement = this.cache.get(sql);
-    if (statement) {
-      // A Map iterates in insertion order: re-inserting makes this the most recently used.
-      this.cache.delete(sql);
-    } else {
-      statement = this.db.prepare(sql);
-      if (this.cache.size >= this.cap) this.cache.delete(this.cache.keys().next().value!);
-    }
-    this.cache.set(sql, statement);
-    return statement;
-  }
-
-  /** The SQL texts prepared now, least recently used first. */
-  cachedTexts(): string[] {
-    return [...this.cache.keys()];
   }
 }

@@ -2,7 +2,7 @@ import { logTypeOfFile } from "../../domain/files.js";
 import { logGroupOf } from "../../domain/log-names.js";
 import { FILE_COLUMNS, toFile, type FileRow } from "../rows.js";
 import type { FileQuery, NewFile, StoredFile } from "../store.js";
-import type { Statements } from "./db.js";
+import type { Statements } from "./statements.js";
 import { touchHeartbeat } from "./run-attributes.js";
 
 /** Must run inside a write transaction. Registration is idempotent on (run, logName, fileName). */

@@ -4,7 +4,8 @@ import type { MetricSeries, Store } from "../store.js";
 import { composeStore, type Operations } from "../compose.js";
 import { GroupCommit, type Outcome } from "../group-commit.js";
 import { runSync } from "../workflow.js";
-import { openDatabase, Statements } from "./db.js";
+import { openDatabase } from "./db.js";
+import { Statements } from "./statements.js";
 import * as functions from "./functions.js";
 import { runLifecycleOperations } from "./runs.js";
 

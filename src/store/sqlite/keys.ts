@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { DomainError } from "../../domain/errors.js";
 import { API_KEY_COLUMNS, toApiKey, type ApiKeyRow } from "../rows.js";
 import type { ApiKeyRecord, NewApiKey } from "../store.js";
-import type { Statements } from "./db.js";
+import type { Statements } from "./statements.js";
 
 export function createApiKey(s: Statements, key: NewApiKey): ApiKeyRecord {
   const id = randomUUID();

@@ -1,5 +1,5 @@
 import { aggregateChunk, aggregateValues, CHUNK_AGGREGATE_COLUMNS, decodeChunk } from "../metric-chunks.js";
-import { Statements, type Db } from "./db.js";
+import { type Db, Statements } from "./statements.js";
 import { SUMMARY_ASSIGNMENTS, summaryValues } from "./metrics.js";
 import { summarizePiece } from "./metric-series.js";
 

@@ -19,7 +19,7 @@ import {
   type ChunkMeta,
   type ChunkSummaryRow,
 } from "../metric-series.js";
-import type { Statements } from "./db.js";
+import type { Statements } from "./statements.js";
 
 const CHUNK_ROW_COLUMNS = ["start_step", "end_step", "point_count", ...CHUNK_AGGREGATE_COLUMNS];
 

@@ -5,7 +5,7 @@ import type { MetricSummaryState } from "../../domain/summaries.js";
 import { combineSegmentSummaries, searchNames } from "../metric-series.js";
 import { METRIC_COLUMNS, METRIC_COLUMNS_OF_M, metricRowAt, namedSummary, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricNameQuery, MetricSummary, RunMetricSummary } from "../store.js";
-import type { Statements } from "./db.js";
+import type { Statements } from "./statements.js";
 import { readSegments, storedSeries, summarizePiece } from "./metric-series.js";
 
 /** The run, then its parent, grandparent, ... (all in one organization by construction). */

@@ -2,7 +2,7 @@ import { piecesOf, type Segment } from "../../domain/lineage.js";
 import type { BlockSeries, Point, PointBlock } from "../../domain/sampling.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { addBoundaryPoints, boundaryChunks, chunkBlock, collectPoints } from "../metric-series.js";
-import type { Statements } from "./db.js";
+import type { Statements } from "./statements.js";
 import {
   chunkAtOrAfter,
   chunkAtOrBefore,

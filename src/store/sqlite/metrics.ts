@@ -5,7 +5,7 @@ import { columnsOf, concatColumns, type PointColumns } from "../metric-chunks.js
 import { appendsAfterLastStep, lastTimeAfter, mergeIntoStored, planAppend } from "../metric-series.js";
 import { METRIC_COLUMNS, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricSeries } from "../store.js";
-import type { Statements } from "./db.js";
+import type { Statements } from "./statements.js";
 import { chunksOverlapping, deleteChunk, insertChunks, loadChunk, rewriteChunk } from "./metric-chunks.js";
 import { summarizePiece } from "./metric-series.js";
 import { runExists, touchHeartbeat } from "./run-attributes.js";

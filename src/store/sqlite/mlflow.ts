@@ -14,7 +14,7 @@ import {
   type RunRow,
 } from "../rows.js";
 import type { MlflowCandidate, MlflowRunRef, Project, ProjectMlflowState, Run, RunMlflowState } from "../store.js";
-import type { Statements } from "./db.js";
+import type { Statements } from "./statements.js";
 
 /** What MLflow's protocol reads and writes beside Stepwise's own fields (Store, "MLflow's protocol"). */
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { DomainError } from "../../domain/errors.js";
 import { toOrganization, type OrganizationRow } from "../rows.js";
 import type { Organization, User } from "../store.js";
-import type { Statements } from "./db.js";
+import type { Statements } from "./statements.js";
 
 export function createOrganization(s: Statements, slug: string, now: number): Organization {
   const id = randomUUID();

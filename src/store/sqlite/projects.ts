@@ -1,7 +1,7 @@
 import { displayPrefix } from "../../domain/ids.js";
 import { SELECT_PROJECT_WITH_COUNT, toProject, type ProjectWithCountRow } from "../rows.js";
 import type { Project } from "../store.js";
-import type { Statements } from "./db.js";
+import type { Statements } from "./statements.js";
 
 export interface ProjectRow {
   id: number;

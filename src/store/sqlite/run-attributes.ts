@@ -5,7 +5,7 @@ import type { RunStatus } from "../../domain/status.js";
 import { PROJECT_ACTIVITY_RESOLUTION_MS } from "../../domain/time.js";
 import type { Alert, LogName, LogType, NewAlert } from "../store.js";
 import { fromJsonText } from "../rows.js";
-import type { Statements } from "./db.js";
+import type { Statements } from "./statements.js";
 
 /** Updates one column of a run of the organization; false when there is no such run. */
 function updateRunColumn(

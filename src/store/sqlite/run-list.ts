@@ -1,6 +1,6 @@
 import { CANDIDATE_COLUMNS, RUN_ORDER_COLUMNS, SELECT_RUN, toCandidate, toRun, type CandidateRow, type RunRow } from "../rows.js";
 import type { Run, RunCandidate, RunListQuery, RunNarrowing } from "../store.js";
-import type { Statements } from "./db.js";
+import type { Statements } from "./statements.js";
 
 /**
  * The WHERE clause of the name search, tags (any of) and statuses, with its parameters. Lists travel

@@ -2,7 +2,7 @@ import { formatDisplayId } from "../../domain/ids.js";
 import type { RunStatus } from "../../domain/status.js";
 import type { Run } from "../store.js";
 import { SELECT_RUN, toJsonText, toRun, type RunRow } from "../rows.js";
-import type { Statements } from "./db.js";
+import type { Statements } from "./statements.js";
 import { getOrCreateProjectRow } from "./projects.js";
 import type { RunLifecycleOperations } from "../workflows/run-lifecycle.js";
 

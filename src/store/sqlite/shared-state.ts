@@ -1,4 +1,4 @@
-import type { Statements } from "./db.js";
+import type { Statements } from "./statements.js";
 
 const SIGNING_SECRET = "url-signing";
 

@@ -1,0 +1,41 @@
+import type Database from "better-sqlite3";
+
+export type Db = Database.Database;
+
+/**
+ * The most statements one connection keeps prepared. Code builds SQL from a fixed set of texts
+ * (about 150 today, counting each combination of the run list's optional clauses), so the cap is
+ * never reached in normal use; it bounds memory anyway should a bug ever build SQL from request
+ * data (each prepared statement holds memory in SQLite).
+ */
+export const STATEMENT_CACHE_CAP = 500;
+
+/**
+ * Prepared statements cached per connection: preparing costs more than running a small query.
+ * Least recently used first out once the cache holds `cap` statements.
+ */
+export class Statements {
+  private readonly cache = new Map<string, Database.Statement>();
+  constructor(
+    readonly db: Db,
+    private readonly cap = STATEMENT_CACHE_CAP,
+  ) {}
+
+  get(sql: string): Database.Statement {
+    let statement = this.cache.get(sql);
+    if (statement) {
+      // A Map iterates in insertion order: re-inserting makes this the most recently used.
+      this.cache.delete(sql);
+    } else {
+      statement = this.db.prepare(sql);
+      if (this.cache.size >= this.cap) this.cache.delete(this.cache.keys().next().value!);
+    }
+    this.cache.set(sql, statement);
+    return statement;
+  }
+
+  /** The SQL texts prepared now, least recently used first. */
+  cachedTexts(): string[] {
+    return [...this.cache.keys()];
+  }
+}

@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { describe, it } from "node:test";
+import { DATABASE_FILE, SqliteStore } from "../../src/store/sqlite/index.js";
+import { PostgresStore } from "../../src/store/postgres/index.js";
+import { StoreOpenError } from "../../src/store/store.js";
+import { createTestDatabase } from "../helpers/postgres.js";
+import { makeTempDir } from "../helpers/start-server.js";
+
+const NEWER = /schema version 9999, newer than this Stepwise knows \(\d+\): upgrade Stepwise/;
+
+/** Migrations are numbered alike on both backends, and both refuse a schema newer than they know (docs/decisions.md, "One schema"). */
+describe("migration numbers", () => {
+  it("SQLite refuses a database migrated by a newer Stepwise", async () => {
+    const dir = makeTempDir();
+    try {
+      await (await SqliteStore.open(dir)).close();
+      const db = new Database(join(dir, DATABASE_FILE));
+      db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (9999, 0)").run();
+      db.close();
+      assert.throws(
+        () => SqliteStore.open(dir),
+        (error: unknown) => error instanceof StoreOpenError && NEWER.test(error.message),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("PostgreSQL renumbers a database migrated under its old numbers (0002-0006) once, and applies nothing twice", async () => {
+    const database = await createTestDatabase();
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      await (await PostgresStore.open(database.url)).close();
+      const versions = async () =>
+        (await client.query<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version")).rows.map((row) => row.version);
+      const current = await versions();
+      assert.deepEqual(current, [1, 8, 9, 10, 11, 12]);
+      // The rows as a Stepwise before the renumbering left them.
+      await client.query("UPDATE schema_migrations SET version = version - 6 WHERE version > 6");
+      await (await PostgresStore.open(database.url)).close();
+      assert.deepEqual(await versions(), current, "renumbered, no migration applied again (a second ALTER TABLE ADD COLUMN would fail)");
+      await client.query("INSERT INTO schema_migrations (version, applied_at) VALUES (9999, 0)");
+      await assert.rejects(
+        PostgresStore.open(database.url),
+        (error: unknown) => error instanceof StoreOpenError && NEWER.test(error.message),
+      );
+    } finally {
+      await client.end();
+      await database.drop();
+    }
+  });
+});
