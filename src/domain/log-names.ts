@@ -29,3 +29,30 @@ export function checkMetricCount(before: number, after: number): void {
       `a run may have at most ${MAX_METRICS_PER_RUN} metrics: this one has ${before}, and this batch names ${after - before} new ones`,
     );
 }
+
+/** A log name as a run records it: its type is the first one sent (a known name keeps its type). */
+export interface LogNameEntry {
+  logName: string;
+  logType: string;
+  /** logGroupOf the name; null when it has none. */
+  logGroup: string | null;
+}
+
+/** The entries a batch records, in the order sent: the store adds the names a run does not know yet, the first of each winning. */
+export function logNameEntries<T>(items: readonly T[], nameOf: (item: T) => string, typeOf: (item: T) => string): LogNameEntry[] {
+  return items.map((item) => {
+    const logName = nameOf(item);
+    return { logName, logType: typeOf(item), logGroup: logGroupOf(logName) || null };
+  });
+}
+
+/**
+ * The last item of each key in a batch, in first-seen order: an item re-sent within one batch
+ * replaces the earlier one, as if the items were written one after another (console lines by
+ * (logType, lineNumber, time), data rows by (logName, step)).
+ */
+export function lastOfEachKey<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
+  const byKey = new Map<string, T>();
+  for (const item of items) byKey.set(keyOf(item), item);
+  return [...byKey.values()];
+}

@@ -2,6 +2,8 @@ import type { Store, StoreConnection } from "./store.js";
 import type { Workflow } from "./workflow.js";
 import * as lifecycle from "./workflows/run-lifecycle.js";
 import type { RunLifecycleOperations } from "./workflows/run-lifecycle.js";
+import * as runWrites from "./workflows/run-writes.js";
+import type { RunWriteOperations } from "./workflows/run-writes.js";
 
 type StoreMethod = Exclude<keyof Store, keyof StoreConnection>;
 
@@ -80,7 +82,7 @@ const TRANSACTIONS = {
 } as const satisfies Record<StoreMethod, "statement" | "transaction">;
 
 /** The operations every workflow of src/store/workflows/ may ask of a backend. */
-export type Operations = RunLifecycleOperations;
+export type Operations = RunLifecycleOperations & RunWriteOperations;
 
 /** Store methods written once as workflows (src/store/workflows/): a backend implements their operations, not them. */
 const WORKFLOWS = {
@@ -88,6 +90,11 @@ const WORKFLOWS = {
   resumeRun: lifecycle.resumeRun,
   updateRunStatus: lifecycle.updateRunStatus,
   failStaleRuns: lifecycle.failStaleRuns,
+  mergeRunConfig: runWrites.mergeRunConfig,
+  addLogNames: runWrites.addLogNames,
+  appendConsoleLines: runWrites.appendConsoleLines,
+  appendDataRows: runWrites.appendDataRows,
+  registerFiles: runWrites.registerFiles,
 } satisfies { [K in StoreMethod]?: (...args: Parameters<Store[K]>) => Workflow<Awaited<ReturnType<Store[K]>>, Operations> };
 
 type BackendMethod = Exclude<StoreMethod, keyof typeof WORKFLOWS>;

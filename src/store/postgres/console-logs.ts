@@ -1,60 +1,7 @@
 import { type Page, takePage } from "../../domain/paging.js";
 import type { ConsoleLine, ConsoleLineQuery } from "../store.js";
-import { pageRows, row, rows, run, type Sql } from "./db.js";
-import { runExists, touchHeartbeat } from "./run-attributes.js";
-
-/** The last line of each (logType, lineNumber, time) in the batch: a line re-sent within one batch replaces the earlier one. */
-function lastOfEach(lines: ConsoleLine[]): ConsoleLine[] {
-  const byKey = new Map<string, ConsoleLine>();
-  for (const line of lines) byKey.set(`${line.logType}\u0000${line.lineNumber}\u0000${line.time}`, line);
-  return [...byKey.values()];
-}
-
-/**
- * Must run inside a transaction. A line is (run, logType, lineNumber, time)
- * (src/domain/console-logs.ts): a re-sent line replaces the stored one, another process's line is
- * added. One upsert writes the batch and tells which lines were new (xmax = 0 on an inserted row);
- * those are added to console_log_counts by an atomic increment.
- */
-export async function appendConsoleLines(
-  sql: Sql,
-  orgId: string,
-  runId: number,
-  lines: ConsoleLine[],
-  now: number,
-): Promise<number | undefined> {
-  if (!(await runExists(sql, orgId, runId))) return undefined;
-  const distinct = lastOfEach(lines);
-  if (distinct.length > 0) {
-    const written = await rows<{ log_type: string; inserted: boolean }>(
-      sql,
-      `INSERT INTO console_logs (run_id, log_type, line_number, time, message, step)
-       SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::bigint[])
-       ON CONFLICT (run_id, time, line_number, log_type) DO UPDATE SET message = excluded.message, step = excluded.step
-       RETURNING log_type, (xmax = 0) AS inserted`,
-      [
-        runId,
-        distinct.map((line) => line.logType),
-        distinct.map((line) => line.lineNumber),
-        distinct.map((line) => line.time),
-        distinct.map((line) => line.message),
-        distinct.map((line) => line.step),
-      ],
-    );
-    const added = new Map<string, number>();
-    for (const line of written) if (line.inserted) added.set(line.log_type, (added.get(line.log_type) ?? 0) + 1);
-    for (const [logType, n] of [...added].sort()) {
-      await run(
-        sql,
-        `INSERT INTO console_log_counts (run_id, log_type, lines) VALUES ($1, $2, $3)
-         ON CONFLICT (run_id, log_type) DO UPDATE SET lines = console_log_counts.lines + excluded.lines`,
-        [runId, logType, n],
-      );
-    }
-  }
-  await touchHeartbeat(sql, runId, now);
-  return lines.length;
-}
+import { pageRows, row, rows, type Sql } from "./db.js";
+import { runExists } from "./run-attributes.js";
 
 interface ConsoleLineRow {
   time: number;

@@ -4,7 +4,7 @@ import { composeStore } from "../compose.js";
 import { runAsync } from "../workflow.js";
 import { openPool, type PoolOptions, preparedTexts, row, type Sql, transaction } from "./db.js";
 import * as functions from "./functions.js";
-import { runLifecycleOperations } from "./runs.js";
+import { postgresOperations } from "./operations.js";
 
 /** The PostgreSQL store, with the SQL texts it has prepared by name (tests check that request data never shapes SQL). */
 export type PostgresStore = Store & { preparedStatements(): string[] };
@@ -32,7 +32,7 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
     functions,
     statement: async (work) => work(pool),
     transaction: (work) => transaction(pool, async (sql) => work(sql)),
-    perform: (workflow, sql) => runAsync(workflow, runLifecycleOperations(sql)),
+    perform: (workflow, sql) => runAsync(workflow, postgresOperations(sql)),
   });
   return Object.assign(store, { preparedStatements: preparedTexts });
 }

@@ -1,5 +1,5 @@
 import { ALL_STEPS } from "../../domain/lineage.js";
-import { checkMetricCount, logGroupOf } from "../../domain/log-names.js";
+import { checkMetricCount, logGroupOf, logNameEntries } from "../../domain/log-names.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { columnsOf, concatColumns, decodeChunk, SMALL_CHUNK_POINTS, type PointColumns } from "../metric-chunks.js";
 import { appendsAfterLastStep, lastTimeAfter, mergeIntoStored, planAppend } from "../metric-series.js";
@@ -115,7 +115,11 @@ async function lockMetrics(sql: Sql, runId: number, logNames: string[], now: num
     await insertLogNames(
       sql,
       runId,
-      created.map((row) => ({ logName: row.log_name, logType: "METRIC" as const })),
+      logNameEntries(
+        created,
+        (row) => row.log_name,
+        () => "METRIC",
+      ),
       now,
     );
     await run(

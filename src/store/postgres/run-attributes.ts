@@ -1,6 +1,6 @@
-import { logGroupOf } from "../../domain/log-names.js";
+import type { LogNameEntry } from "../../domain/log-names.js";
 import type { Json } from "../../domain/merge.js";
-import { mergedJsonText, normalizeNotes, uniqueTags } from "../../domain/runs.js";
+import { normalizeNotes, uniqueTags } from "../../domain/runs.js";
 import type { RunStatus } from "../../domain/status.js";
 import { PROJECT_ACTIVITY_RESOLUTION_MS } from "../../domain/time.js";
 import type { Alert, LogName, LogType, NewAlert } from "../store.js";
@@ -41,50 +41,20 @@ export async function getModelGraph(sql: Sql, orgId: string, runId: number): Pro
   return found && fromJsonText<Json>(found.model_graph);
 }
 
-/** Must run inside a transaction: the row is read FOR UPDATE, so concurrent patches merge one after the other and none is lost. */
-export async function mergeRunConfig(sql: Sql, orgId: string, runId: number, patch: Json, now: number): Promise<boolean> {
-  const found = await row<{ config: string | null }>(sql, "SELECT config FROM runs WHERE org_id = $1 AND id = $2 FOR UPDATE", [
-    orgId,
-    runId,
-  ]);
-  if (!found) return false;
-  const merged = mergedJsonText("config", fromJsonText<Json>(found.config), patch);
-  await run(sql, "UPDATE runs SET config = $1, updated_at = $2 WHERE id = $3", [merged, now, runId]);
-  return true;
-}
-
 export async function runExists(sql: Sql, orgId: string, runId: number): Promise<boolean> {
   return (await row(sql, "SELECT 1 FROM runs WHERE org_id = $1 AND id = $2", [orgId, runId])) !== undefined;
 }
 
-/** Adds log names not yet known (a known name keeps its first type), in one statement. */
-export async function insertLogNames(sql: Sql, runId: number, names: { logName: string; logType: LogType }[], now: number): Promise<void> {
+/** Adds log names not yet known, in the order given (a known name keeps its first type), in one statement. */
+export async function insertLogNames(sql: Sql, runId: number, names: LogNameEntry[], now: number): Promise<void> {
   if (names.length === 0) return;
   await run(
     sql,
     `INSERT INTO run_log_names (run_id, log_name, log_type, log_group, created_at)
-     SELECT $1, n.name, n.type, nullif(n.grp, ''), $2 FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS n(name, type, grp, i)
+     SELECT $1, n.name, n.type, n.grp, $2 FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS n(name, type, grp, i)
      ORDER BY n.i ON CONFLICT DO NOTHING`,
-    [runId, now, names.map((n) => n.logName), names.map((n) => n.logType), names.map((n) => logGroupOf(n.logName))],
+    [runId, now, names.map((n) => n.logName), names.map((n) => n.logType), names.map((n) => n.logGroup)],
   );
-}
-
-export async function addLogNames(
-  sql: Sql,
-  orgId: string,
-  runId: number,
-  logNames: string[],
-  logType: LogType,
-  now: number,
-): Promise<boolean> {
-  if (!(await runExists(sql, orgId, runId))) return false;
-  await insertLogNames(
-    sql,
-    runId,
-    logNames.map((logName) => ({ logName, logType })),
-    now,
-  );
-  return true;
 }
 
 export async function listLogNames(sql: Sql, orgId: string, runId: number): Promise<LogName[]> {

@@ -1,36 +1,7 @@
 import { type Page, takePage } from "../../domain/paging.js";
 import type { ConsoleLine, ConsoleLineQuery } from "../store.js";
 import type { Statements } from "./statements.js";
-import { runExists, touchHeartbeat } from "./run-attributes.js";
-
-/**
- * Must run inside a write transaction. A line is (run, logType, lineNumber, time)
- * (src/domain/console-logs.ts): a re-sent line replaces the stored one, another process's line is
- * added. Lines new to the run are counted per type in console_log_counts.
- */
-export function appendConsoleLines(s: Statements, orgId: string, runId: number, lines: ConsoleLine[], now: number): number | undefined {
-  if (!runExists(s, orgId, runId)) return undefined;
-  const insert = s.get(
-    `INSERT INTO console_logs (run_id, log_type, line_number, time, message, step) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT DO NOTHING`,
-  );
-  const replace = s.get("UPDATE console_logs SET message = ?, step = ? WHERE run_id = ? AND time = ? AND line_number = ? AND log_type = ?");
-  const added = new Map<string, number>();
-  for (const line of lines) {
-    if (insert.run(runId, line.logType, line.lineNumber, line.time, line.message, line.step).changes === 1) {
-      added.set(line.logType, (added.get(line.logType) ?? 0) + 1);
-    } else {
-      replace.run(line.message, line.step, runId, line.time, line.lineNumber, line.logType);
-    }
-  }
-  const count = s.get(
-    `INSERT INTO console_log_counts (run_id, log_type, lines) VALUES (?, ?, ?)
-     ON CONFLICT DO UPDATE SET lines = lines + excluded.lines`,
-  );
-  for (const [logType, n] of added) count.run(runId, logType, n);
-  touchHeartbeat(s, runId, now);
-  return lines.length;
-}
+import { runExists } from "./run-attributes.js";
 
 interface ConsoleLineRow {
   time: number;

@@ -1,26 +1,7 @@
-import { logGroupOf, logTypeOfData } from "../../domain/log-names.js";
+import { logGroupOf } from "../../domain/log-names.js";
 import { type Page, takePage } from "../../domain/paging.js";
-import type { DataRow, DataRowQuery, StoredDataRow } from "../store.js";
+import type { DataRowQuery, StoredDataRow } from "../store.js";
 import type { Statements } from "./statements.js";
-import { runExists, touchHeartbeat } from "./run-attributes.js";
-
-/** Must run inside a write transaction. One row per (run, logName, step); a re-sent row replaces it. */
-export function appendDataRows(s: Statements, orgId: string, runId: number, rows: DataRow[], now: number): number | undefined {
-  if (!runExists(s, orgId, runId)) return undefined;
-  const upsert = s.get(
-    `INSERT INTO data_rows (run_id, log_name, step, data_type, time, data) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (run_id, log_name, step) DO UPDATE SET data_type = excluded.data_type, time = excluded.time, data = excluded.data`,
-  );
-  const addName = s.get(
-    "INSERT INTO run_log_names (run_id, log_name, log_type, log_group, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-  );
-  for (const row of rows) {
-    upsert.run(runId, row.logName, row.step, row.dataType, row.time, row.data);
-    addName.run(runId, row.logName, logTypeOfData(row.dataType), logGroupOf(row.logName) || null, now);
-  }
-  touchHeartbeat(s, runId, now);
-  return rows.length;
-}
 
 interface DataRowRow {
   log_name: string;

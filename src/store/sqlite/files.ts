@@ -1,45 +1,6 @@
-import { logTypeOfFile } from "../../domain/files.js";
-import { logGroupOf } from "../../domain/log-names.js";
 import { FILE_COLUMNS, toFile, type FileRow } from "../rows.js";
-import type { FileQuery, NewFile, StoredFile } from "../store.js";
+import type { FileQuery, StoredFile } from "../store.js";
 import type { Statements } from "./statements.js";
-import { touchHeartbeat } from "./run-attributes.js";
-
-/** Must run inside a write transaction. Registration is idempotent on (run, logName, fileName). */
-export function registerFiles(s: Statements, orgId: string, runId: number, files: NewFile[], now: number): StoredFile[] | undefined {
-  const owner = s.get("SELECT project_id FROM runs WHERE id = ? AND org_id = ?").get(runId, orgId) as { project_id: number } | undefined;
-  if (!owner) return undefined;
-  const upsert = s.get(
-    `INSERT INTO files (run_id, log_name, file_name, file_type, file_size, time, step, sample_index, caption, annotations, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (run_id, log_name, file_name) DO UPDATE SET file_type = excluded.file_type, file_size = excluded.file_size,
-       time = excluded.time, step = excluded.step, sample_index = excluded.sample_index, caption = excluded.caption,
-       annotations = excluded.annotations
-     RETURNING *`,
-  );
-  const addName = s.get(
-    "INSERT INTO run_log_names (run_id, log_name, log_type, log_group, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-  );
-  const stored = files.map((file) => {
-    addName.run(runId, file.logName, logTypeOfFile(file.fileType), logGroupOf(file.logName) || null, now);
-    const row = upsert.get(
-      runId,
-      file.logName,
-      file.fileName,
-      file.fileType,
-      file.fileSize,
-      file.time,
-      file.step,
-      file.sampleIndex ?? null,
-      file.caption ?? null,
-      file.annotations ?? null,
-      now,
-    ) as FileRow;
-    return toFile({ ...row, org_id: orgId, project_id: owner.project_id });
-  });
-  touchHeartbeat(s, runId, now);
-  return stored;
-}
 
 /** A file by ID whatever its organization: only signed URLs, whose signature names the ID, use it. */
 export function getFile(s: Statements, fileId: number): StoredFile | undefined {

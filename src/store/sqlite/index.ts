@@ -7,7 +7,7 @@ import { runSync } from "../workflow.js";
 import { openDatabase } from "./db.js";
 import { Statements } from "./statements.js";
 import * as functions from "./functions.js";
-import { runLifecycleOperations } from "./runs.js";
+import { sqliteOperations } from "./operations.js";
 
 export const DATABASE_FILE = "stepwise.db";
 
@@ -36,7 +36,7 @@ export function openSqliteStore(dataDir: string, options: { busyTimeoutMs?: numb
   const db = openDatabase(file, options.busyTimeoutMs);
   const s = new Statements(db);
   const write = <T>(work: () => T): T => db.transaction(work).immediate();
-  const operations: Operations = runLifecycleOperations(s);
+  const operations: Operations = sqliteOperations(s);
 
   // Metric writes of requests that arrive together share one transaction and one durable commit (GroupCommit).
   // Called inside the group's transaction, a transaction function runs as a savepoint (better-sqlite3).

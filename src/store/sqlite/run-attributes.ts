@@ -1,6 +1,5 @@
-import { logGroupOf } from "../../domain/log-names.js";
 import type { Json } from "../../domain/merge.js";
-import { mergedJsonText, normalizeNotes, uniqueTags } from "../../domain/runs.js";
+import { normalizeNotes, uniqueTags } from "../../domain/runs.js";
 import type { RunStatus } from "../../domain/status.js";
 import { PROJECT_ACTIVITY_RESOLUTION_MS } from "../../domain/time.js";
 import type { Alert, LogName, LogType, NewAlert } from "../store.js";
@@ -38,27 +37,8 @@ export function getModelGraph(s: Statements, orgId: string, runId: number): Json
   return row && fromJsonText<Json>(row.model_graph);
 }
 
-/** Must run inside a write transaction: read, merge and write back. */
-export function mergeRunConfig(s: Statements, orgId: string, runId: number, patch: Json, now: number): boolean {
-  const row = s.get("SELECT config FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as { config: string | null } | undefined;
-  if (!row) return false;
-  const merged = mergedJsonText("config", fromJsonText<Json>(row.config), patch);
-  s.get("UPDATE runs SET config = ?, updated_at = ? WHERE id = ?").run(merged, now, runId);
-  return true;
-}
-
 export function runExists(s: Statements, orgId: string, runId: number): boolean {
   return s.get("SELECT 1 FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) !== undefined;
-}
-
-/** Must run inside a write transaction. */
-export function addLogNames(s: Statements, orgId: string, runId: number, logNames: string[], logType: LogType, now: number): boolean {
-  if (!runExists(s, orgId, runId)) return false;
-  const insert = s.get(
-    "INSERT INTO run_log_names (run_id, log_name, log_type, log_group, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-  );
-  for (const logName of logNames) insert.run(runId, logName, logType, logGroupOf(logName) || null, now);
-  return true;
 }
 
 export function listLogNames(s: Statements, orgId: string, runId: number): LogName[] {
