@@ -4,6 +4,10 @@ import * as lifecycle from "./workflows/run-lifecycle.js";
 import type { RunLifecycleOperations } from "./workflows/run-lifecycle.js";
 import * as runWrites from "./workflows/run-writes.js";
 import type { RunWriteOperations } from "./workflows/run-writes.js";
+import * as accounts from "./workflows/accounts.js";
+import type { AccountOperations } from "./workflows/accounts.js";
+import * as mlflow from "./workflows/mlflow.js";
+import type { MlflowOperations } from "./workflows/mlflow.js";
 
 type StoreMethod = Exclude<keyof Store, keyof StoreConnection>;
 
@@ -82,10 +86,15 @@ const TRANSACTIONS = {
 } as const satisfies Record<StoreMethod, "statement" | "transaction">;
 
 /** The operations every workflow of src/store/workflows/ may ask of a backend. */
-export type Operations = RunLifecycleOperations & RunWriteOperations;
+export type Operations = AccountOperations & RunLifecycleOperations & RunWriteOperations & MlflowOperations;
 
 /** Store methods written once as workflows (src/store/workflows/): a backend implements their operations, not them. */
 const WORKFLOWS = {
+  createOrganization: accounts.createOrganization,
+  createApiKey: accounts.createApiKey,
+  createProject: mlflow.createProject,
+  updateProjectMlflow: mlflow.updateProjectMlflow,
+  updateRunMlflow: mlflow.updateRunMlflow,
   createRun: lifecycle.createRun,
   resumeRun: lifecycle.resumeRun,
   updateRunStatus: lifecycle.updateRunStatus,

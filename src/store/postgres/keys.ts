@@ -1,27 +1,6 @@
-import { randomUUID } from "node:crypto";
-import { DomainError } from "../../domain/errors.js";
 import { API_KEY_COLUMNS, toApiKey, type ApiKeyRow } from "../rows.js";
-import type { ApiKeyRecord, NewApiKey } from "../store.js";
+import type { ApiKeyRecord } from "../store.js";
 import { row, rows, run, type Sql } from "./db.js";
-import { UNIQUE_VIOLATION } from "./organizations.js";
-
-export async function createApiKey(sql: Sql, key: NewApiKey): Promise<ApiKeyRecord> {
-  const id = randomUUID();
-  try {
-    await run(
-      sql,
-      `INSERT INTO api_keys (id, org_id, user_id, name, key_hash, display_prefix, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [id, key.orgId, key.userId, key.name, key.keyHash, key.displayPrefix, key.createdAt, key.expiresAt],
-    );
-  } catch (error) {
-    if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw new DomainError("CONFLICT", "API key already exists");
-    throw error;
-  }
-  // Built field by field: the hash stays in the database and never travels with the record.
-  const { orgId, userId, name, displayPrefix, createdAt, expiresAt } = key;
-  return { id, orgId, userId, name, displayPrefix, createdAt, expiresAt, revokedAt: null };
-}
 
 export async function getApiKeyByHash(sql: Sql, keyHash: string): Promise<(ApiKeyRecord & { orgSlug: string }) | undefined> {
   const found = await row<ApiKeyRow & { slug: string }>(

@@ -1,13 +1,14 @@
 import type { Operations } from "../compose.js";
 import type { ConsoleLogType } from "../../domain/console-logs.js";
 import type { RunStatus } from "../../domain/status.js";
-import { toJsonText } from "../rows.js";
+import { SELECT_RUN, toJsonText, toRun, type RunRow } from "../rows.js";
 import type { Async } from "../workflow.js";
 import type { UpsertedFile } from "../workflows/run-writes.js";
 import { row, rows, run, type Sql } from "./db.js";
 import { getOrCreateProjectRow, takeRunNumber } from "./projects.js";
 import { insertLogNames, touchHeartbeat } from "./run-attributes.js";
 import { getRun } from "./runs.js";
+import { getProject } from "./mlflow.js";
 
 /**
  * The operations of the workflows in src/store/workflows/ in PostgreSQL's SQL, each on the workflow's
@@ -193,5 +194,55 @@ export function postgresOperations(sql: Sql): Async<Operations> {
           now,
         ],
       ))!,
+
+    insertOrganization: async (organization) => {
+      await run(sql, "INSERT INTO organizations (id, slug, created_at) VALUES ($1, $2, $3)", [
+        organization.id,
+        organization.slug,
+        organization.createdAt,
+      ]);
+    },
+    insertApiKey: async (id, key) => {
+      await run(
+        sql,
+        `INSERT INTO api_keys (id, org_id, user_id, name, key_hash, display_prefix, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [id, key.orgId, key.userId, key.name, key.keyHash, key.displayPrefix, key.createdAt, key.expiresAt],
+      );
+    },
+
+    getProject: (orgId, projectId, lock) => getProject(sql, orgId, projectId, lock),
+    insertProject: async (orgId, name, runPrefix, now) =>
+      (
+        await row<{ id: number }>(
+          sql,
+          `INSERT INTO projects (org_id, name, run_prefix, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (org_id, name) DO NOTHING RETURNING id`,
+          [orgId, name, runPrefix, now, now],
+        )
+      )?.id,
+    writeProjectMlflow: async (projectId, state, now) => {
+      await run(sql, "UPDATE projects SET name = $1, mlflow_tags = $2, deleted_at = $3, updated_at = $4 WHERE id = $5", [
+        state.name,
+        JSON.stringify(state.mlflowTags),
+        state.deletedAt,
+        now,
+        projectId,
+      ]);
+    },
+    setProjectRunsDeleted: async (projectId, deletedAt, now) => {
+      await run(sql, "UPDATE runs SET deleted_at = $1, updated_at = $2 WHERE project_id = $3", [deletedAt, now, projectId]);
+    },
+    lockRun: async (orgId, runId) => {
+      const found = await row<RunRow>(sql, `${SELECT_RUN} WHERE r.org_id = $1 AND r.id = $2 FOR UPDATE OF r`, [orgId, runId]);
+      return found && toRun(found);
+    },
+    writeRunMlflow: async (runId, mlflowRow, now) => {
+      await run(
+        sql,
+        "UPDATE runs SET name = $1, config = $2, mlflow_tags = $3, mlflow_inputs = $4, deleted_at = $5, updated_at = $6 WHERE id = $7",
+        [mlflowRow.name, mlflowRow.configText, mlflowRow.mlflowTagsText, mlflowRow.mlflowInputsText, mlflowRow.deletedAt, now, runId],
+      );
+    },
   };
 }

@@ -1,23 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { DomainError } from "../../domain/errors.js";
 import { toOrganization, type OrganizationRow } from "../rows.js";
 import type { Organization, User } from "../store.js";
 import { row, rows, run, type Sql } from "./db.js";
-
-export const UNIQUE_VIOLATION = "23505";
-
-export async function createOrganization(sql: Sql, slug: string, now: number): Promise<Organization> {
-  const id = randomUUID();
-  try {
-    await run(sql, "INSERT INTO organizations (id, slug, created_at) VALUES ($1, $2, $3)", [id, slug, now]);
-  } catch (error) {
-    if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
-      throw new DomainError("CONFLICT", `organization '${slug}' already exists`);
-    }
-    throw error;
-  }
-  return { id, slug, createdAt: now };
-}
 
 export async function listOrganizations(sql: Sql): Promise<Organization[]> {
   return (await rows<OrganizationRow>(sql, "SELECT id, slug, created_at FROM organizations ORDER BY created_at, slug")).map(toOrganization);

@@ -1,24 +1,6 @@
-import { randomUUID } from "node:crypto";
-import { DomainError } from "../../domain/errors.js";
 import { API_KEY_COLUMNS, toApiKey, type ApiKeyRow } from "../rows.js";
-import type { ApiKeyRecord, NewApiKey } from "../store.js";
+import type { ApiKeyRecord } from "../store.js";
 import type { Statements } from "./statements.js";
-
-export function createApiKey(s: Statements, key: NewApiKey): ApiKeyRecord {
-  const id = randomUUID();
-  try {
-    s.get(
-      `INSERT INTO api_keys (id, org_id, user_id, name, key_hash, display_prefix, created_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(id, key.orgId, key.userId, key.name, key.keyHash, key.displayPrefix, key.createdAt, key.expiresAt);
-  } catch (error) {
-    if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") throw new DomainError("CONFLICT", "API key already exists");
-    throw error;
-  }
-  // Built field by field: the hash stays in the database and never travels with the record.
-  const { orgId, userId, name, displayPrefix, createdAt, expiresAt } = key;
-  return { id, orgId, userId, name, displayPrefix, createdAt, expiresAt, revokedAt: null };
-}
 
 export function getApiKeyByHash(s: Statements, keyHash: string): (ApiKeyRecord & { orgSlug: string }) | undefined {
   const row = s

@@ -4,6 +4,7 @@ import type { RunStatus } from "../../domain/status.js";
 import type { ConsoleLogType } from "../../domain/console-logs.js";
 import type { UpsertedFile } from "../workflows/run-writes.js";
 import { getRun } from "./runs.js";
+import { getProject } from "./mlflow.js";
 import { getOrCreateProjectRow } from "./projects.js";
 import { touchHeartbeat } from "./run-attributes.js";
 import type { Statements } from "./statements.js";
@@ -173,5 +174,54 @@ export function sqliteOperations(s: Statements): Operations {
           file.annotations ?? null,
           now,
         ) as UpsertedFile,
+
+    insertOrganization: (organization) => {
+      s.get("INSERT INTO organizations (id, slug, created_at) VALUES (?, ?, ?)").run(
+        organization.id,
+        organization.slug,
+        organization.createdAt,
+      );
+    },
+    insertApiKey: (id, key) => {
+      s.get(
+        `INSERT INTO api_keys (id, org_id, user_id, name, key_hash, display_prefix, created_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(id, key.orgId, key.userId, key.name, key.keyHash, key.displayPrefix, key.createdAt, key.expiresAt);
+    },
+
+    getProject: (orgId, projectId) => getProject(s, orgId, projectId),
+    insertProject: (orgId, name, runPrefix, now) =>
+      (
+        s
+          .get(
+            `INSERT INTO projects (org_id, name, run_prefix, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+             ON CONFLICT (org_id, name) DO NOTHING RETURNING id`,
+          )
+          .get(orgId, name, runPrefix, now, now) as { id: number } | undefined
+      )?.id,
+    writeProjectMlflow: (projectId, state, now) => {
+      s.get("UPDATE projects SET name = ?, mlflow_tags = ?, deleted_at = ?, updated_at = ? WHERE id = ?").run(
+        state.name,
+        JSON.stringify(state.mlflowTags),
+        state.deletedAt,
+        now,
+        projectId,
+      );
+    },
+    setProjectRunsDeleted: (projectId, deletedAt, now) => {
+      s.get("UPDATE runs SET deleted_at = ?, updated_at = ? WHERE project_id = ?").run(deletedAt, now, projectId);
+    },
+    lockRun: (orgId, runId) => getRun(s, orgId, runId),
+    writeRunMlflow: (runId, row, now) => {
+      s.get("UPDATE runs SET name = ?, config = ?, mlflow_tags = ?, mlflow_inputs = ?, deleted_at = ?, updated_at = ? WHERE id = ?").run(
+        row.name,
+        row.configText,
+        row.mlflowTagsText,
+        row.mlflowInputsText,
+        row.deletedAt,
+        now,
+        runId,
+      );
+    },
   };
 }

@@ -1,21 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { DomainError } from "../../domain/errors.js";
 import { toOrganization, type OrganizationRow } from "../rows.js";
 import type { Organization, User } from "../store.js";
 import type { Statements } from "./statements.js";
-
-export function createOrganization(s: Statements, slug: string, now: number): Organization {
-  const id = randomUUID();
-  try {
-    s.get("INSERT INTO organizations (id, slug, created_at) VALUES (?, ?, ?)").run(id, slug, now);
-  } catch (error) {
-    if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
-      throw new DomainError("CONFLICT", `organization '${slug}' already exists`);
-    }
-    throw error;
-  }
-  return { id, slug, createdAt: now };
-}
 
 export function listOrganizations(s: Statements): Organization[] {
   return (s.get("SELECT id, slug, created_at FROM organizations ORDER BY created_at, slug").all() as OrganizationRow[]).map(toOrganization);

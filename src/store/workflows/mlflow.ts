@@ -1,0 +1,91 @@
+import { DomainError } from "../../domain/errors.js";
+import { displayPrefix } from "../../domain/ids.js";
+import type { Json } from "../../domain/merge.js";
+import { conflictOnUnique } from "../conflicts.js";
+import { toJsonText } from "../rows.js";
+import type { Project, ProjectMlflowState, Run, RunMlflowState } from "../store.js";
+import { performer, type Workflow } from "../workflow.js";
+
+/** A run's MLflow state as stored: JSON fields as text. */
+export interface RunMlflowRow {
+  name: string;
+  configText: string | null;
+  mlflowTagsText: string;
+  mlflowInputsText: string | null;
+  deletedAt: number | null;
+}
+
+/** What MLflow's experiment and run writes ask of a backend, each inside the workflow's transaction. */
+export interface MlflowOperations {
+  /** The project, read locked when `lock` (PostgreSQL's FOR UPDATE). */
+  getProject(orgId: string, projectId: number, lock: boolean): Project | undefined;
+  /** The new project's ID; undefined when the organization has a project of that name. */
+  insertProject(orgId: string, name: string, runPrefix: string, now: number): number | undefined;
+  /** Throws the engine's unique violation when another project has the name. */
+  writeProjectMlflow(projectId: number, state: ProjectMlflowState, now: number): void;
+  setProjectRunsDeleted(projectId: number, deletedAt: number | null, now: number): void;
+  /** The run, read locked (PostgreSQL's FOR UPDATE). */
+  lockRun(orgId: string, runId: number): Run | undefined;
+  getRun(orgId: string, runId: number): Run | undefined;
+  writeRunMlflow(runId: number, row: RunMlflowRow, now: number): void;
+}
+
+const perform = performer<MlflowOperations>();
+type MlflowWorkflow<T> = Workflow<T, MlflowOperations>;
+
+/** Store.createProject. */
+export function* createProject(orgId: string, name: string, now: number): MlflowWorkflow<Project> {
+  const id = yield* perform("insertProject", orgId, name, displayPrefix(name), now);
+  if (id === undefined) throw new DomainError("CONFLICT", `project '${name}' already exists`);
+  return (yield* perform("getProject", orgId, id, false))!;
+}
+
+/**
+ * Store.updateProjectMlflow: `change` decides on the locked project. When the project goes from active
+ * to deleted or back, every one of its runs takes the same deletedAt (MLflow's experiment delete and
+ * restore carry the experiment's runs).
+ */
+export function* updateProjectMlflow(
+  orgId: string,
+  projectId: number,
+  change: (state: ProjectMlflowState) => ProjectMlflowState,
+  now: number,
+): MlflowWorkflow<Project | undefined> {
+  const project = yield* perform("getProject", orgId, projectId, true);
+  if (!project) return undefined;
+  const next = change({ name: project.name, mlflowTags: project.mlflowTags, deletedAt: project.deletedAt });
+  yield* conflictOnUnique(perform("writeProjectMlflow", projectId, next, now), `project '${next.name}' already exists`);
+  if ((next.deletedAt === null) !== (project.deletedAt === null)) yield* perform("setProjectRunsDeleted", projectId, next.deletedAt, now);
+  return yield* perform("getProject", orgId, projectId, false);
+}
+
+/** Store.updateRunMlflow: `change` decides on the locked run (write-once params, tags). */
+export function* updateRunMlflow(
+  orgId: string,
+  runId: number,
+  change: (state: RunMlflowState) => RunMlflowState,
+  now: number,
+): MlflowWorkflow<Run | undefined> {
+  const current = yield* perform("lockRun", orgId, runId);
+  if (!current) return undefined;
+  const next = change({
+    name: current.name,
+    config: current.config,
+    mlflowTags: current.mlflowTags,
+    mlflowInputs: current.mlflowInputs,
+    deletedAt: current.deletedAt,
+  });
+  yield* perform(
+    "writeRunMlflow",
+    runId,
+    {
+      name: next.name,
+      configText: toJsonText(next.config),
+      mlflowTagsText: JSON.stringify(next.mlflowTags),
+      mlflowInputsText: toJsonText(next.mlflowInputs as Json | null),
+      deletedAt: next.deletedAt,
+    },
+    now,
+  );
+  return yield* perform("getRun", orgId, runId);
+}
