@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -14,6 +14,14 @@ function importsOf(file: string): { specifier: string; typeOnly: boolean }[] {
     specifier: match[2]!,
     typeOnly: match[1] !== undefined,
   }));
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith(".test.ts") ? [path] : [];
+  });
 }
 
 describe("shared-with-ui", () => {
@@ -31,5 +39,17 @@ describe("shared-with-ui", () => {
       }
     }
     assert.ok(seen.size > 5, "the walk found the re-exported modules");
+  });
+
+  it("is the web UI's only way to the server's values (types aside)", () => {
+    const web = join(root, "web/src");
+    for (const file of sourceFiles(web)) {
+      for (const { specifier, typeOnly } of importsOf(file)) {
+        if (!specifier.startsWith(".") || typeOnly) continue;
+        const target = relative(root, resolve(dirname(file), specifier));
+        if (target.startsWith("web/")) continue;
+        assert.equal(target, "src/domain/shared-with-ui.ts", `${relative(root, file)} imports ${target}`);
+      }
+    }
   });
 });
