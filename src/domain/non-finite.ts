@@ -21,3 +21,11 @@ export function valueFlag(value: number): ValueFlag {
   if (value === -Infinity) return "-Inf";
   return "";
 }
+
+/** The valueFlag a nonFiniteFlags bitmask stands for (the batch read sends the flags alone). */
+export function valueFlagOfFlags(flags: number): ValueFlag {
+  if (flags & 1) return "NaN";
+  if (flags & 2) return "Inf";
+  if (flags & 4) return "-Inf";
+  return "";
+}

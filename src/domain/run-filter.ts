@@ -1,7 +1,11 @@
 import { invalidInput } from "./errors.js";
 import { isPlainObject, type Json } from "./merge.js";
 import { compileLinearRegex, ownValue, parseInstant, type FilterableRun } from "./run-view.js";
+import { RUN_FILTER_GRAMMAR, type LeafOperator } from "./run-filter-grammar.js";
 import { RUN_STATUSES, STATUS_ALIASES, type RunStatus } from "./status.js";
+
+// The grammar's names live in a module of their own, which the web UI shares (shared-with-ui.ts).
+export { RUN_FILTER_GRAMMAR, type LeafOperator } from "./run-filter-grammar.js";
 
 /**
  * Run filters (docs/semantics.md, Run filters): a MongoDB-style query over runs, compiled once into a
@@ -27,27 +31,6 @@ import { RUN_STATUSES, STATUS_ALIASES, type RunStatus } from "./status.js";
  *   can never match): `name` / `tags` take strings, `status` takes a status name, and the time
  *   fields take epoch-ms numbers or ISO-8601 strings (and null, for equality only).
  */
-export const RUN_FILTER_GRAMMAR = {
-  booleanOperators: ["$and", "$or", "$not"],
-  leafOperators: ["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$regex"],
-  fields: [
-    "state",
-    "status",
-    "heartbeat_at",
-    "heartbeatAt",
-    "created_at",
-    "createdAt",
-    "updated_at",
-    "updatedAt",
-    "name",
-    "displayName",
-    "display_name",
-    "tags",
-  ],
-  fieldPrefixes: ["config.", "systemMetadata.", "summaryMetrics.", "summary_metrics."],
-} as const;
-
-export type LeafOperator = (typeof RUN_FILTER_GRAMMAR.leafOperators)[number];
 
 export interface CompiledRunFilter {
   test(run: FilterableRun): boolean;

@@ -2,41 +2,12 @@ import { invalidInput } from "./errors.js";
 import { checkClientJson } from "./json-text.js";
 import { flatten, setOwn, type Json } from "./merge.js";
 import { ownValue, type FilterableRun } from "./run-view.js";
+import type { RunSort } from "./run-sort.js";
 import { RUN_STATUSES, STATUS_ALIASES, type RunStatus } from "./status.js";
 
-/** Sorts the store does itself, on columns. */
-export const COLUMN_SORTS = ["createdAt", "updatedAt", "name", "status"] as const;
-export type ColumnSort = (typeof COLUMN_SORTS)[number];
-
-/**
- * The `sort` parameter of `/list` (docs/api.md, Run list): a column, or a config, system-metadata or summary
- * metric key, each optionally prefixed with `-` for descending.
- */
-export type RunSort =
-  | { kind: "column"; field: ColumnSort; descending: boolean }
-  | { kind: "duration"; descending: boolean }
-  | { kind: "config" | "systemMetadata" | "summaryMetrics"; key: string; descending: boolean };
-
-const KEY_SORT_PREFIXES: [string, "config" | "systemMetadata" | "summaryMetrics"][] = [
-  ["config.", "config"],
-  ["systemMetadata.", "systemMetadata"],
-  ["summary_metrics.", "summaryMetrics"],
-  ["summaryMetrics.", "summaryMetrics"],
-];
-
-export function parseRunSort(raw: string | undefined): RunSort {
-  const text = (raw ?? "-createdAt").trim();
-  const descending = text.startsWith("-");
-  const name = descending ? text.slice(1) : text;
-  if ((COLUMN_SORTS as readonly string[]).includes(name)) return { kind: "column", field: name as ColumnSort, descending };
-  if (name === "duration") return { kind: "duration", descending };
-  for (const [prefix, kind] of KEY_SORT_PREFIXES) {
-    if (name.startsWith(prefix) && name.length > prefix.length) return { kind, key: name.slice(prefix.length), descending };
-  }
-  throw invalidInput(
-    `sort: '${raw}' is not one of createdAt, updatedAt, name, status, duration, config.<key>, systemMetadata.<key> or summary_metrics.<name> (prefix - for descending)`,
-  );
-}
+// The sort grammar and the duration rule live in modules of their own, which the web UI shares (shared-with-ui.ts).
+export { runDuration } from "./run-duration.js";
+export { COLUMN_SORTS, type ColumnSort, parseRunSort, type RunSort } from "./run-sort.js";
 
 /** The `status` parameter: a comma list of status names (any case) or the aliases finished, crashed, killed. */
 export function parseStatusList(raw: string | undefined): RunStatus[] | undefined {
@@ -105,11 +76,6 @@ export function fieldValues(
     if (value !== undefined) setOwn(picked, key, value);
   }
   return picked;
-}
-
-/** How long a run has run: to its last status change once finished, to `now` while RUNNING. */
-export function runDuration(run: { status: RunStatus; createdAt: number; statusUpdated: number | null }, now: number): number {
-  return (run.status === "RUNNING" || run.statusUpdated === null ? now : run.statusUpdated) - run.createdAt;
 }
 
 /** The value a key sort orders by; undefined when the run lacks it. */

@@ -1,6 +1,7 @@
 // Shapes of the API the UI reads, derived from the server's TypeBox schemas (src/http/schemas), so
 // a schema change that breaks the UI fails `npm run typecheck`. Imports are type-only: no server
-// code is bundled into the UI.
+// code is bundled into the UI. The server's rules and constants the UI applies come from
+// src/domain/shared-with-ui.ts instead.
 
 import type { Static } from "typebox";
 import type { SuccessResponse as SuccessSchema } from "../../src/http/schemas/common.ts";
@@ -23,20 +24,6 @@ import type {
   StatisticsResponse,
 } from "../../src/http/schemas/stats.ts";
 
-// The choices the UI offers come from the server's constant-only domain modules (no imports, no
-// I/O), so each list exists once; the bundle takes just the arrays.
-export { CONSOLE_LOG_TYPES } from "../../src/domain/console-logs.ts";
-export { logGroupOf } from "../../src/domain/log-names.ts";
-export {
-  BATCH_MAX_LOG_NAMES,
-  BATCH_MAX_POINTS,
-  BATCH_MAX_RUNS,
-  bucketsForRuns,
-  pointsPerSeriesBound,
-} from "../../src/domain/metric-batch.ts";
-export { METRIC_READ_NAMES } from "../../src/domain/metric-pages.ts";
-export { RUN_STATUSES } from "../../src/domain/status.ts";
-
 export type Success = Static<typeof SuccessSchema>;
 export type Validation = Static<typeof ValidateKeyResponse>;
 export type Projects = Static<typeof ProjectsResponse>;
@@ -45,6 +32,8 @@ export type Project = Projects["projects"][number];
 export type RunList = Static<typeof ListRunsResponse>;
 export type RunListItem = RunList["runs"][number];
 export type RunListQuery = Static<typeof ListRunsQuery>;
+/** A metric whose series ended in NaN or ±Inf (the run list's `divergedMetrics`). */
+export type DivergedMetric = NonNullable<RunListItem["divergedMetrics"]>[number];
 
 export type RunDetails = Static<typeof RunDetailsSchema>;
 
@@ -52,6 +41,8 @@ export type Statistics = Static<typeof StatisticsResponse>;
 export type MetricStatistics = Statistics["metrics"][number];
 /** The last point of a metric of any kind (docs/api.md, "The end of a series"). */
 export type LastPoint = NonNullable<MetricStatistics["lastPoint"]>;
+/** The last finite value of a metric and its step. */
+export type LastFinite = NonNullable<MetricStatistics["last"]>;
 
 export type MetricPoints = Static<typeof MetricsResponse>;
 export type MetricPoint = MetricPoints["metrics"][number];
@@ -79,3 +70,5 @@ export type MetricNames = Static<typeof MetricNamesResponse>;
 /** The batch read (POST /api/runs/metrics/batch): many runs × many metrics, bucketed. */
 export type MetricsBatchBody = Omit<Static<typeof MetricsBatchBodySchema>, "buckets"> & { buckets?: number };
 export type MetricsBatch = Static<typeof MetricsBatchResponse>;
+/** One series of a batch read: parallel arrays, epoch-millisecond times. */
+export type BatchSeries = MetricsBatch["series"][number];

@@ -1,9 +1,7 @@
 // Rows of field / operator / value, composed into the run filter grammar; the JSON stays editable.
 
 import { useEffect, useState } from "preact/hooks";
-import { buildRunFilter, FILTER_OPERATORS, OPERATOR_LABELS, type FilterOperator, type FilterRow } from "../lib/run-filter.ts";
-
-const FIELD_HINTS = ["name", "status", "tags", "createdAt", "config.", "systemMetadata.", "summaryMetrics."];
+import { buildRunFilter, FIELD_HINTS, FILTER_OPERATORS, OPERATOR_LABELS, type FilterOperator, type FilterRow } from "../lib/run-filter.ts";
 
 export function FilterBuilder({
   projectName,

@@ -2,7 +2,8 @@
 
 import { useState } from "preact/hooks";
 import { formatValue } from "../lib/format.ts";
-import { isPlainObject, treeMatches } from "../lib/tree.ts";
+import { isPlainObject } from "../../../src/domain/shared-with-ui.ts";
+import { treeMatches } from "../lib/tree.ts";
 
 /**
  * Levels drawn before a branch is cut short: the server refuses JSON nested deeper than 64 levels

@@ -7,8 +7,8 @@ import {
   formatNumber,
   formatRelativeTime,
   formatTicks,
+  formatRunDuration,
   formatValue,
-  runDuration,
 } from "./format.ts";
 
 test("numbers keep significant digits at every magnitude, never a rounded 0", () => {
@@ -82,16 +82,12 @@ test("durations show the two largest units", () => {
   assert.equal(formatDuration(-1), "–");
 });
 
-test("a run runs until its last status change, or until now while RUNNING", () => {
+test("a run runs until its last status change, or until now while RUNNING (the server's runDuration on the API's times)", () => {
   const createdAt = "2026-01-01T00:00:00.000Z";
-  assert.equal(
-    runDuration({ status: "COMPLETED", createdAt, statusUpdated: "2026-01-01T00:01:00.000Z" }, Date.parse("2026-01-02")),
-    60_000,
-  );
-  assert.equal(
-    runDuration({ status: "RUNNING", createdAt, statusUpdated: "2026-01-01T00:01:00.000Z" }, Date.parse("2026-01-01T00:05:00Z")),
-    300_000,
-  );
+  const statusUpdated = "2026-01-01T00:01:00.000Z";
+  assert.equal(formatRunDuration({ status: "COMPLETED", createdAt, statusUpdated }, Date.parse("2026-01-02")), "1m 0s");
+  assert.equal(formatRunDuration({ status: "RUNNING", createdAt, statusUpdated }, Date.parse("2026-01-01T00:05:00Z")), "5m 0s");
+  assert.equal(formatRunDuration({ status: "FAILED", createdAt, statusUpdated: null }, Date.parse("2026-01-01T00:00:07Z")), "7s");
 });
 
 test("sizes and values", () => {

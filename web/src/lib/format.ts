@@ -1,5 +1,8 @@
 // How numbers, times and sizes read in the UI.
 
+import { runDuration } from "../../../src/domain/shared-with-ui.ts";
+import type { RunListItem } from "../types.ts";
+
 /** Below this magnitude (and at or above LARGE) a number reads in exponent form, never as a rounded 0. */
 const SMALL = 1e-4;
 const LARGE = 1e9;
@@ -96,11 +99,15 @@ export function formatDuration(milliseconds: number): string {
     .join(" ");
 }
 
-/** A run's duration: to its last status change once finished, to now while it runs. */
-export function runDuration(run: { status: string; createdAt: string; statusUpdated: string | null }, now: number): number {
-  const start = Date.parse(run.createdAt);
-  const end = run.status === "RUNNING" || !run.statusUpdated ? now : Date.parse(run.statusUpdated);
-  return end - start;
+/** A run's duration as the server reckons it (runDuration: to its last status change once finished, to now while it runs). */
+export function formatRunDuration(run: Pick<RunListItem, "status" | "createdAt" | "statusUpdated">, now: number): string {
+  const { status, createdAt, statusUpdated } = run;
+  return formatDuration(
+    runDuration(
+      { status, createdAt: Date.parse(createdAt), statusUpdated: statusUpdated === null ? null : Date.parse(statusUpdated) },
+      now,
+    ),
+  );
 }
 
 export function formatBytes(bytes: number): string {

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { buildRunFilter, parseOperand } from "./run-filter.ts";
+import { RUN_FILTER_GRAMMAR } from "../../../src/domain/shared-with-ui.ts";
+import { buildRunFilter, FILTER_OPERATORS, parseOperand } from "./run-filter.ts";
+
+test("the builder offers every operator of the server's grammar, and no other", () => {
+  assert.deepEqual([...FILTER_OPERATORS].sort(), [...RUN_FILTER_GRAMMAR.leafOperators].sort());
+});
 
 test("operands keep numbers, booleans and null typed", () => {
   assert.equal(parseOperand("0.01"), 0.01);

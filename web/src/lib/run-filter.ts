@@ -1,8 +1,11 @@
 // The runs table's filter builder: rows of (field, operator, value) → the API's JSON run filter.
+// The operators and field names are the server's grammar (RUN_FILTER_GRAMMAR).
 
-export const FILTER_OPERATORS = ["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$regex", "$in", "$nin"] as const;
-export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+import type { LeafOperator, RUN_FILTER_GRAMMAR } from "../../../src/domain/shared-with-ui.ts";
 
+export type FilterOperator = LeafOperator;
+
+/** A label for every operator of the grammar (a new one fails the type check until it has one), in the order offered. */
 export const OPERATOR_LABELS: Record<FilterOperator, string> = {
   $eq: "=",
   $ne: "≠",
@@ -14,6 +17,19 @@ export const OPERATOR_LABELS: Record<FilterOperator, string> = {
   $in: "any of",
   $nin: "none of",
 };
+export const FILTER_OPERATORS = Object.keys(OPERATOR_LABELS) as FilterOperator[];
+
+/** The field names the builder suggests: the grammar's canonical spellings (`createdAt`, not `created_at`). */
+type GrammarName = (typeof RUN_FILTER_GRAMMAR.fields)[number] | (typeof RUN_FILTER_GRAMMAR.fieldPrefixes)[number];
+export const FIELD_HINTS = [
+  "name",
+  "status",
+  "tags",
+  "createdAt",
+  "config.",
+  "systemMetadata.",
+  "summaryMetrics.",
+] as const satisfies readonly GrammarName[];
 
 export interface FilterRow {
   /** name, status, tags, createdAt, config.<key>, systemMetadata.<key> or summaryMetrics.<name> */

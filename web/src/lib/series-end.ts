@@ -2,21 +2,9 @@
 // or ±Inf says so first, with its last finite value beside it, never the finite value alone as if
 // the run were healthy.
 
-import type { LastPoint } from "../types.ts";
+import type { DivergedMetric, LastFinite, LastPoint } from "../types.ts";
 import { formatNumber } from "./format.ts";
-
-/** The API's last finite value. */
-export interface LastFinite {
-  step: number;
-  value: number;
-}
-
-/** The kind a non-finite end is written as in the UI (the chart markers' names). */
-const KIND = new Map<LastPoint["valueFlag"], string>([
-  ["NaN", "NaN"],
-  ["Inf", "+Inf"],
-  ["-Inf", "-Inf"],
-]);
+import { kindOfValueFlag, type NonFiniteKind } from "./series.ts";
 
 export interface SeriesEndText {
   /** `last NaN @ 1,880`, or `last 0.25 @ 1,880` for a healthy series; "" without points. */
@@ -24,27 +12,25 @@ export interface SeriesEndText {
   /** Set when the series ended non-finite: `last finite 0.00053 @ 1,879` (or `no finite value`). */
   finite?: string;
   /** The kind of the non-finite end (`NaN`, `+Inf`, `-Inf`), for the mark beside a listed run. */
-  diverged?: string;
+  diverged?: NonFiniteKind;
 }
 
 /** The kind of a series' non-finite end (`NaN`, `+Inf`, `-Inf`), undefined when it ended finite or has no points. */
-export function endKind(lastPoint: LastPoint | null | undefined): string | undefined {
-  return lastPoint ? KIND.get(lastPoint.valueFlag) : undefined;
+export function endKind(lastPoint: LastPoint | null | undefined): NonFiniteKind | undefined {
+  return (lastPoint && kindOfValueFlag(lastPoint.valueFlag)) ?? undefined;
 }
 
 /**
  * The mark beside a run whose metrics ended non-finite (the run list's `divergedMetrics`): the kind
  * of the first, how many more, and every one in the hover text. Undefined for a healthy run.
  */
-export function divergedRunMark(
-  metrics: { logName: string; step: number; valueFlag: LastPoint["valueFlag"] }[] | undefined,
-): { text: string; title: string } | undefined {
-  const ended = (metrics ?? []).filter((metric) => KIND.has(metric.valueFlag) && metric.valueFlag !== "");
+export function divergedRunMark(metrics: readonly DivergedMetric[] | undefined): { text: string; title: string } | undefined {
+  const ended = (metrics ?? []).filter((metric) => kindOfValueFlag(metric.valueFlag) !== null);
   if (ended.length === 0) return undefined;
   const more = ended.length > 1 ? ` +${ended.length - 1}` : "";
   return {
-    text: `${KIND.get(ended[0]!.valueFlag)}${more}`,
-    title: `Ended non-finite: ${ended.map((metric) => `${metric.logName} ${KIND.get(metric.valueFlag)} @ ${formatNumber(metric.step)}`).join("; ")}`,
+    text: `${kindOfValueFlag(ended[0]!.valueFlag)}${more}`,
+    title: `Ended non-finite: ${ended.map((metric) => `${metric.logName} ${kindOfValueFlag(metric.valueFlag)} @ ${formatNumber(metric.step)}`).join("; ")}`,
   };
 }
 

@@ -3,20 +3,18 @@
 // every non-finite kind per bucket, docs/api.md "Sampling"): each step below keeps every point it
 // is given, and every non-finite one becomes a marker, so a divergence shows at any zoom.
 
+import { type ValueFlag, valueFlagOfFlags } from "../../../src/domain/shared-with-ui.ts";
+import type { BatchSeries, MetricPoint } from "../types.ts";
 import { smooth } from "./smoothing.ts";
 
-export interface Point {
-  step: number;
-  time: string;
-  value: number;
-  nonFiniteFlags: number;
-}
+/** A point of GET /api/runs/metrics, as far as a chart reads it. */
+export type Point = Pick<MetricPoint, "step" | "time" | "value" | "nonFiniteFlags">;
 
 /**
  * A series of the batch read (POST /api/runs/metrics/batch: parallel arrays, epoch-millisecond
  * times) as the points GET /api/runs/metrics gives: the same sample, one object per point.
  */
-export function pointsOfBatch(series: { steps: number[]; values: number[]; nonFiniteFlags: number[]; times: number[] }): Point[] {
+export function pointsOfBatch(series: Pick<BatchSeries, "steps" | "values" | "nonFiniteFlags" | "times">): Point[] {
   return series.steps.map((step, i) => ({
     step,
     time: new Date(series.times[i]!).toISOString(),
@@ -48,7 +46,9 @@ export interface ChartSeries {
    */
   own?: Pick<Series, "x" | "y">;
 }
+/** How the UI writes a non-finite kind (chart markers, the end of a series): with the sign of an infinity. */
 export type NonFiniteKind = "NaN" | "+Inf" | "-Inf";
+const KIND_OF_FLAG: Record<ValueFlag, NonFiniteKind | null> = { NaN: "NaN", Inf: "+Inf", "-Inf": "-Inf", "": null };
 
 export interface Series {
   x: number[];
@@ -57,11 +57,14 @@ export interface Series {
   markers: { x: number; kind: NonFiniteKind }[];
 }
 
+/** The kind an API's `valueFlag` names, null for a finite value. */
+export function kindOfValueFlag(flag: ValueFlag): NonFiniteKind | null {
+  return KIND_OF_FLAG[flag];
+}
+
+/** The kind a `nonFiniteFlags` bitmask names (its bits are the server's, domain/non-finite.ts), null for a finite value. */
 export function nonFiniteKind(flags: number): NonFiniteKind | null {
-  if (flags & 1) return "NaN";
-  if (flags & 2) return "+Inf";
-  if (flags & 4) return "-Inf";
-  return null;
+  return KIND_OF_FLAG[valueFlagOfFlags(flags)];
 }
 
 const xOf = (point: Point, axis: XAxis) => (axis === "step" ? point.step : Date.parse(point.time) / 1000);

@@ -1,16 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { differingKeys, flatten, modelTree, treeMatches } from "./tree.ts";
+import { differingKeys, modelTree, treeMatches } from "./tree.ts";
 
-test("flatten makes dotted keys and keeps arrays whole", () => {
-  assert.deepEqual(flatten({ opt: { lr: 0.1, betas: [0.9, 0.99] }, seed: 1, empty: {} }), {
-    "opt.lr": 0.1,
-    "opt.betas": [0.9, 0.99],
-    seed: 1,
-    empty: {},
-  });
-  assert.deepEqual(flatten(null), {});
-});
+// flatten is the server's (src/domain/merge.ts), tested there: dotted keys, arrays and empty objects
+// as leaves, any depth, a __proto__ key kept.
 
 test("only keys that differ (or are missing somewhere) are reported", () => {
   assert.deepEqual(
@@ -48,17 +41,18 @@ test("model graph nodes nest by depth in order and count parameters", () => {
   assert.equal(tree[0]!.children[1]!.params, 50);
 });
 
-test("flatten and search walk any depth without recursion, and keep a __proto__ key", () => {
+test("search walks any depth without recursion", () => {
   let deep: unknown = 1;
   for (let i = 0; i < 100_000; i++) deep = { a: deep };
-  const flat = flatten({ top: deep });
-  assert.deepEqual(Object.values(flat), [1]);
-  assert.equal(Object.keys(flat)[0]!.length, "top".length + 2 * 100_000);
   assert.ok(treeMatches("root", deep, "1"));
   assert.ok(!treeMatches("root", deep, "zzz"));
-  const proto = flatten(JSON.parse('{"__proto__": {"x": 1}, "b": {"__proto__": 2}}'));
-  assert.deepEqual(Object.keys(proto), ["__proto__.x", "b.__proto__"]);
-  assert.equal(Object.getPrototypeOf(proto), Object.prototype);
+});
+
+test("differing keys of deep configs and of __proto__ keys", () => {
+  let deep: unknown = 1;
+  for (let i = 0; i < 100_000; i++) deep = { a: deep };
+  assert.equal(differingKeys([{ top: deep }, { top: deep }]).length, 0);
+  assert.deepEqual(differingKeys([JSON.parse('{"__proto__": {"x": 1}}'), JSON.parse('{"__proto__": {"x": 2}}')]), ["__proto__.x"]);
 });
 
 test("a key named after an Object.prototype member differs only where it is missing or different", () => {

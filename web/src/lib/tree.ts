@@ -1,29 +1,11 @@
-// Configs, metadata and model graphs as trees the UI can fold and search.
+// Configs, metadata and model graphs as trees the UI can fold and search. Configs flatten to dotted
+// keys as the run list's field values do: the server's flatten (src/domain/merge.ts).
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/**
- * Dotted keys to leaf values ({a: {b: 1}} → {"a.b": 1}); arrays are leaves, as in the run list's field
- * values. Iterative, so a config of any depth flattens; a "__proto__" key stays a key.
- */
-export function flatten(value: unknown): Record<string, unknown> {
-  const into: Record<string, unknown> = {};
-  if (!isPlainObject(value)) return into;
-  const pending: [string, unknown][] = Object.entries(value).reverse();
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [path, child] = next;
-    const entries = isPlainObject(child) ? Object.entries(child) : [];
-    if (entries.length === 0) Object.defineProperty(into, path, { value: child, enumerable: true, writable: true, configurable: true });
-    for (let i = entries.length - 1; i >= 0; i--) pending.push([`${path}.${entries[i]![0]}`, entries[i]![1]]);
-  }
-  return into;
-}
+import { flatten, isPlainObject, type Json } from "../../../src/domain/shared-with-ui.ts";
 
 /** The keys whose values are not the same in every config (a key missing somewhere differs). */
 export function differingKeys(configs: readonly unknown[]): string[] {
-  const flats = configs.map((config) => flatten(config));
+  const flats = configs.map((config) => flatten(config as Json));
   const keys = [...new Set(flats.flatMap((flat) => Object.keys(flat)))].sort();
   return keys.filter(
     (key) => new Set(flats.map((flat) => (Object.hasOwn(flat, key) ? JSON.stringify(flat[key]) : "\u0000missing"))).size > 1,

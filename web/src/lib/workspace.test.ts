@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { bucketsForRuns } from "../types.ts";
+import { bucketsForRuns } from "../../../src/domain/shared-with-ui.ts";
+import type { BatchSeries } from "../types.ts";
 import {
   addCustomPanel,
   batchPlan,
-  type BatchSeries,
   clipLine,
   compareSections,
   DEFAULT_PANEL_OPTIONS,

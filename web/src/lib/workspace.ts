@@ -4,9 +4,15 @@
 // read's series into chart lines on the chosen x axis. Stored text is parsed defensively: a
 // malformed or older layout falls back to defaults part by part, never throws.
 
-import { BATCH_MAX_LOG_NAMES, BATCH_MAX_POINTS, BATCH_MAX_RUNS, logGroupOf, pointsPerSeriesBound } from "../types.ts";
-import type { NonFiniteKind } from "./series.ts";
-import { nonFiniteKind } from "./series.ts";
+import {
+  BATCH_MAX_LOG_NAMES,
+  BATCH_MAX_POINTS,
+  BATCH_MAX_RUNS,
+  logGroupOf,
+  pointsPerSeriesBound,
+} from "../../../src/domain/shared-with-ui.ts";
+import type { BatchSeries } from "../types.ts";
+import { type NonFiniteKind, nonFiniteKind } from "./series.ts";
 
 /** How many runs the workspace overlays: the user raises the cap one step at a time. */
 export const RUN_CAPS = [20, 50, 100, 200] as const;
@@ -238,18 +244,6 @@ export function movePanel(layout: Layout, metricNames: readonly string[], search
   }
   const inSection = new Set(all);
   return { ...layout, order: [...layout.order.filter((id) => !inSection.has(id)), ...moved] };
-}
-
-/** One series of the batch read (POST /api/runs/metrics/batch). */
-export interface BatchSeries {
-  runId: number;
-  logName: string;
-  steps: number[];
-  /** 0 where the point is not finite (nonFiniteFlags says which kind). */
-  values: number[];
-  nonFiniteFlags: number[];
-  /** Milliseconds since the epoch. */
-  times: number[];
 }
 
 export interface Line {

@@ -2,6 +2,7 @@
 // the config keys in which they differ.
 
 import { useMemo, useState } from "preact/hooks";
+import { flatten, type Json } from "../../../src/domain/shared-with-ui.ts";
 import { ApiError, api } from "../api.ts";
 import { Chart } from "../components/chart.tsx";
 import { ErrorNote, Loading, PageTitle, ProjectCrumb, StatusBadge } from "../components/common.tsx";
@@ -13,7 +14,7 @@ import { formatNumber, formatValue } from "../lib/format.ts";
 import { endKind } from "../lib/series-end.ts";
 import { runColor } from "../lib/run-color.ts";
 import { overlayRuns, pointsOfBatch, runSeries, stepsOfRange } from "../lib/series.ts";
-import { differingKeys, flatten } from "../lib/tree.ts";
+import { differingKeys } from "../lib/tree.ts";
 import { batchPlan } from "../lib/workspace.ts";
 import { Link, runPath, setQuery } from "../router.tsx";
 import type { LastPoint } from "../types.ts";
@@ -97,7 +98,7 @@ export function ComparePage({ projectName, runIds: requested }: { projectName: s
   }, [points.data, settings, comparison.data]); // run names come with the comparison
 
   const configs = runs.map((run) => run.config);
-  const flats = configs.map((config) => flatten(config));
+  const flats = configs.map((config) => flatten(config as Json));
   const keys = allKeys ? [...new Set(flats.flatMap((flat) => Object.keys(flat)))].sort() : differingKeys(configs);
 
   if (requested.length === 0) return <p class="error">No runs to compare: select runs in the runs table.</p>;

@@ -1,5 +1,6 @@
 // Runs ranked by one metric, with the aggregation and direction the user picks; all in the URL.
 
+import { AGGREGATIONS, DIRECTIONS } from "../../../src/domain/shared-with-ui.ts";
 import { api } from "../api.ts";
 import { ErrorNote, Loading, PageTitle, Pager, ProjectCrumb, StatusBadge, TimeAgo, TruncatedTags } from "../components/common.tsx";
 import { MetricSelect, useMetricChoice } from "../components/metric-select.tsx";
@@ -7,10 +8,10 @@ import { useAsync } from "../hooks.ts";
 import { formatNumber } from "../lib/format.ts";
 import { endKind } from "../lib/series-end.ts";
 import { Link, runPath, setQuery, useLocation } from "../router.tsx";
-import type { LastPoint, LeaderboardQuery } from "../types.ts";
+import type { LastPoint } from "../types.ts";
 
-const AGGREGATIONS = ["LAST", "MIN", "MAX", "AVG", "VARIANCE"] as const satisfies readonly LeaderboardQuery["aggregation"][];
-const DIRECTIONS = ["ASC", "DESC"] as const satisfies readonly LeaderboardQuery["direction"][];
+/** The server's aggregations, LAST (the default) first. */
+const AGGREGATION_CHOICES: readonly (typeof AGGREGATIONS)[number][] = ["LAST", ...AGGREGATIONS.filter((name) => name !== "LAST")];
 const PAGE = 50;
 
 /** Marks a run whose series ended non-finite: it is still ranked by its last finite value. */
@@ -30,7 +31,7 @@ export function LeaderboardPage({ projectName }: { projectName: string }) {
   const { query } = useLocation();
   const { names, metric } = useMetricChoice(projectName);
   // A hand-edited URL with an unknown choice falls back to the default rather than a failed request.
-  const aggregation = AGGREGATIONS.find((name) => name === query.get("aggregation")) ?? "LAST";
+  const aggregation = AGGREGATION_CHOICES.find((name) => name === query.get("aggregation")) ?? "LAST";
   const direction = DIRECTIONS.find((name) => name === query.get("direction")) ?? "ASC";
   const offset = Number(query.get("offset") ?? 0) || 0;
   const board = useAsync(
@@ -53,7 +54,7 @@ export function LeaderboardPage({ projectName }: { projectName: string }) {
         <label>
           Aggregation
           <select value={aggregation} onChange={(event) => setQuery({ aggregation: event.currentTarget.value, offset: undefined })}>
-            {AGGREGATIONS.map((name) => (
+            {AGGREGATION_CHOICES.map((name) => (
               <option key={name} value={name}>
                 {name.toLowerCase()}
               </option>

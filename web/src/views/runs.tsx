@@ -4,6 +4,7 @@
 // own (workspace.css); on a narrow one the workspace follows the table.
 
 import { useEffect, useState } from "preact/hooks";
+import { RUN_STATUSES, runSortOf } from "../../../src/domain/shared-with-ui.ts";
 import { api } from "../api.ts";
 import { ErrorNote, Loading, PageTitle, Pager, StatusBadge, TimeAgo, TruncatedTags } from "../components/common.tsx";
 import { ColumnPicker, type Column } from "../components/column-picker.tsx";
@@ -11,20 +12,21 @@ import { FilterBuilder } from "../components/filter-builder.tsx";
 import { RunIdentity } from "../components/workspace/run-identity.tsx";
 import { Workspace } from "../components/workspace/workspace.tsx";
 import { useAsync, useInterval, useStoredState } from "../hooks.ts";
-import { formatDuration, formatNumber, formatValue, runDuration } from "../lib/format.ts";
+import { formatNumber, formatRunDuration, formatValue } from "../lib/format.ts";
 import { divergedRunMark, endKind } from "../lib/series-end.ts";
 import { Link, comparePath, leaderboardPath, navigate, runPath, setQuery, useLocation } from "../router.tsx";
-import { RUN_STATUSES, type Comparison, type RunListItem } from "../types.ts";
+import type { Comparison, RunListItem } from "../types.ts";
 
 const PAGE_SIZE = 50;
 
-/** The API's sort key of a column, or undefined when the server cannot sort by it. */
+/** The API's sort key of a column, or undefined when the run list cannot sort by it (the server's runSortOf decides). */
 function sortKey(column: string): string | undefined {
-  if (column.startsWith("summary.")) return `summary_metrics.${column.slice("summary.".length)}`;
-  if (column === "displayId") return "createdAt"; // display numbers grow with creation
-  if (["name", "status", "createdAt", "duration"].includes(column) || column.startsWith("config.") || column.startsWith("systemMetadata."))
-    return column;
-  return undefined;
+  const key = column.startsWith("summary.")
+    ? `summary_metrics.${column.slice("summary.".length)}`
+    : column === "displayId"
+      ? "createdAt" // display numbers grow with creation
+      : column;
+  return runSortOf(key) ? key : undefined;
 }
 
 /** How often the table reloads while one of its runs is RUNNING. */
@@ -293,7 +295,7 @@ export function RunsPage({ projectName }: { projectName: string }) {
                         <td>
                           <TimeAgo iso={run.createdAt} />
                         </td>
-                        <td>{formatDuration(runDuration(run, now))}</td>
+                        <td>{formatRunDuration(run, now)}</td>
                         {columns.map((column) => (
                           <td key={`${column.source}.${column.key}`} class="number">
                             {cell(run, column)}

@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api.ts";
-import { formatDuration, runDuration } from "../../lib/format.ts";
+import { formatRunDuration } from "../../lib/format.ts";
 import { describeSeriesEnd } from "../../lib/series-end.ts";
 import type { MetricStatistics, RunDetails } from "../../types.ts";
 import { ErrorNote, StatusBadge, TimeAgo } from "../common.tsx";
@@ -93,7 +93,7 @@ export function RunHeader({
         </div>
         <div>
           <dt>{run.status === "RUNNING" ? "Running for" : "Duration"}</dt>
-          <dd>{formatDuration(runDuration(run, Date.now()))}</dd>
+          <dd>{formatRunDuration(run, Date.now())}</dd>
         </div>
         <div>
           <dt>Last update</dt>

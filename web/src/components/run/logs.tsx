@@ -1,11 +1,12 @@
 // Console logs: type filter, paging, and a search that scans the whole log (the API has no text search).
 
 import { useEffect, useRef, useState } from "preact/hooks";
+import { CONSOLE_LOG_TYPES } from "../../../../src/domain/shared-with-ui.ts";
 import { api, type RunRef } from "../../api.ts";
 import { useAsync, useLiveTick } from "../../hooks.ts";
 import { hasAnsi, parseAnsi, plainText, spanClasses } from "../../lib/ansi.ts";
 import { formatDate } from "../../lib/format.ts";
-import { CONSOLE_LOG_TYPES, type LogLine, type LogsQuery } from "../../types.ts";
+import type { LogLine, LogsQuery } from "../../types.ts";
 import { ErrorNote, Loading, Pager } from "../common.tsx";
 
 const PAGE = 200;

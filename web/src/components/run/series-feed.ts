@@ -4,11 +4,12 @@
 // A failed load is retried with backoff; what was loaded stays.
 
 import { useEffect, useRef, useState } from "preact/hooks";
+import { METRIC_READ_NAMES } from "../../../../src/domain/shared-with-ui.ts";
 import { api, type RunRef } from "../../api.ts";
 import { type Observe, useOnScreen } from "../../hooks.ts";
 import { backoffDelay, batchNames } from "../../lib/retry.ts";
 import { lastStep, mergePoints } from "../../lib/series.ts";
-import { METRIC_READ_NAMES, type MetricPoint, type MetricStatistics } from "../../types.ts";
+import type { MetricPoint, MetricStatistics } from "../../types.ts";
 
 /** Points per metric and request: about one per horizontal pixel of a wide chart (the server keeps extremes and non-finite points). */
 export const POINTS_PER_CHART = 1000;

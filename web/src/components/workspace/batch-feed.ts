@@ -8,10 +8,11 @@
 // An unreachable server is retried with backoff; what was loaded stays.
 
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { bucketsForRuns } from "../../../../src/domain/shared-with-ui.ts";
 import { api, ServerUnreachable } from "../../api.ts";
 import { backoffDelay } from "../../lib/retry.ts";
-import { type BatchSeries, batchPlan } from "../../lib/workspace.ts";
-import { bucketsForRuns } from "../../types.ts";
+import { batchPlan } from "../../lib/workspace.ts";
+import type { BatchSeries } from "../../types.ts";
 
 const pairKey = (runId: number, logName: string) => `${runId}\n${logName}`;
 /** A loaded series's key in the feed: the same run and metric at another bucket count is another series. */

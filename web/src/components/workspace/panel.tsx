@@ -5,6 +5,7 @@
 // (loadWindow) and drawn at full resolution; a double-click (or the window's ✕) goes back.
 
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { bucketsForRuns } from "../../../../src/domain/shared-with-ui.ts";
 import { ServerUnreachable } from "../../api.ts";
 import { formatNumber } from "../../lib/format.ts";
 import { runColor } from "../../lib/run-color.ts";
@@ -12,7 +13,6 @@ import { overlayRuns, type RunChart, stepsOfRange } from "../../lib/series.ts";
 import { useMediaQuery } from "../../hooks.ts";
 import { smooth } from "../../lib/smoothing.ts";
 import {
-  type BatchSeries,
   clipLine,
   isDownsampled,
   type Line,
@@ -26,7 +26,7 @@ import {
   xMetricOf,
   zoomStepWindow,
 } from "../../lib/workspace.ts";
-import { bucketsForRuns, type RunListItem } from "../../types.ts";
+import type { BatchSeries, RunListItem } from "../../types.ts";
 import { Chart } from "../chart.tsx";
 import { loadWindow, windowSeries } from "./batch-feed.ts";
 
