@@ -7,6 +7,8 @@ import type { RunWriteOperations } from "./workflows/run-writes.js";
 import * as accounts from "./workflows/accounts.js";
 import type { AccountOperations } from "./workflows/accounts.js";
 import * as mlflow from "./workflows/mlflow.js";
+import * as runReads from "./workflows/run-reads.js";
+import type { RunReadOperations } from "./workflows/run-reads.js";
 import type { MlflowOperations } from "./workflows/mlflow.js";
 
 type StoreMethod = Exclude<keyof Store, keyof StoreConnection>;
@@ -86,7 +88,7 @@ const TRANSACTIONS = {
 } as const satisfies Record<StoreMethod, "statement" | "transaction">;
 
 /** The operations every workflow of src/store/workflows/ may ask of a backend. */
-export type Operations = AccountOperations & RunLifecycleOperations & RunWriteOperations & MlflowOperations;
+export type Operations = AccountOperations & RunLifecycleOperations & RunWriteOperations & RunReadOperations & MlflowOperations;
 
 /** Store methods written once as workflows (src/store/workflows/): a backend implements their operations, not them. */
 const WORKFLOWS = {
@@ -104,6 +106,7 @@ const WORKFLOWS = {
   appendConsoleLines: runWrites.appendConsoleLines,
   appendDataRows: runWrites.appendDataRows,
   registerFiles: runWrites.registerFiles,
+  listConsoleLines: runReads.listConsoleLines,
 } satisfies { [K in StoreMethod]?: (...args: Parameters<Store[K]>) => Workflow<Awaited<ReturnType<Store[K]>>, Operations> };
 
 type BackendMethod = Exclude<StoreMethod, keyof typeof WORKFLOWS>;

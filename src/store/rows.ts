@@ -4,7 +4,11 @@ import type { RunStatus, StatusSource } from "../domain/status.js";
 import type { MetricSummaryState } from "../domain/summaries.js";
 import { logGroupOf } from "../domain/log-names.js";
 import type {
+  Alert,
   ApiKeyRecord,
+  ConsoleLine,
+  LogName,
+  LogType,
   MetricSummary,
   MlflowCandidate,
   Organization,
@@ -12,6 +16,7 @@ import type {
   Run,
   RunCandidate,
   StatusEvent,
+  StoredDataRow,
   StoredFile,
 } from "./store.js";
 
@@ -354,3 +359,67 @@ export function toFile(row: FileRow): StoredFile {
     uploadedAt: row.uploaded_at,
   };
 }
+
+export interface ConsoleLineRow {
+  time: number;
+  message: string;
+  line_number: number;
+  log_type: ConsoleLine["logType"];
+  step: number | null;
+}
+
+/** Where a page of console lines starts: a line's key in the read order of domain/console-logs.ts. */
+export type ConsoleLineKey = Pick<ConsoleLineRow, "time" | "line_number" | "log_type">;
+
+export const toConsoleLine = (row: ConsoleLineRow): ConsoleLine => ({
+  time: row.time,
+  message: row.message,
+  lineNumber: row.line_number,
+  logType: row.log_type,
+  step: row.step,
+});
+
+export interface DataRowRow {
+  log_name: string;
+  step: number;
+  data_type: string;
+  time: number;
+  data: string;
+}
+
+export const toStoredDataRow = (row: DataRowRow): StoredDataRow => ({
+  logName: row.log_name,
+  logGroup: logGroupOf(row.log_name),
+  step: row.step,
+  dataType: row.data_type,
+  time: row.time,
+  data: row.data,
+});
+
+export interface AlertRow {
+  id: number;
+  title: string;
+  body: string;
+  level: string;
+  timestamp: number | null;
+  created_at: number;
+}
+
+export const ALERT_COLUMNS = "id, title, body, level, timestamp, created_at";
+
+export const toAlert = (row: AlertRow): Alert => ({
+  id: row.id,
+  title: row.title,
+  body: row.body,
+  level: row.level,
+  timestamp: row.timestamp,
+  createdAt: row.created_at,
+});
+
+export interface LogNameRow {
+  log_name: string;
+  log_type: LogType;
+  log_group: string | null;
+}
+
+export const toLogName = (row: LogNameRow): LogName => ({ logName: row.log_name, logType: row.log_type, logGroup: row.log_group });

@@ -1,17 +1,8 @@
-import { type Page, takePage } from "../../domain/paging.js";
-import type { ConsoleLine, ConsoleLineQuery } from "../store.js";
+import type { ConsoleLogType } from "../../domain/console-logs.js";
+import { type Page, type PageRequest, takePage } from "../../domain/paging.js";
+import type { ConsoleLineKey, ConsoleLineRow } from "../rows.js";
+import { consoleLineSize } from "../workflows/run-reads.js";
 import { pageRows, row, rows, type Sql } from "./db.js";
-import { runExists } from "./run-attributes.js";
-
-interface ConsoleLineRow {
-  time: number;
-  message: string;
-  line_number: number;
-  log_type: ConsoleLine["logType"];
-  step: number | null;
-}
-
-type LineKey = Pick<ConsoleLineRow, "time" | "line_number" | "log_type">;
 
 // The read order of src/domain/console-logs.ts; each text walks an index in that order (or its reverse).
 const ALL_TYPES = {
@@ -35,39 +26,36 @@ const ONE_TYPE = {
          ORDER BY time, line_number LIMIT $5 OFFSET $6`,
 };
 
-/**
- * A page by offset without reading the lines before it: the line at `offset` is found by walking
- * the index from the nearer end (the count is known), then the page is read from that line on.
- */
-export async function listConsoleLines(
+const textsOf = (logType: ConsoleLogType | undefined) => (logType === undefined ? ALL_TYPES : ONE_TYPE);
+const matchOf = (runId: number, logType: ConsoleLogType | undefined): unknown[] => (logType === undefined ? [runId] : [runId, logType]);
+
+export async function consoleLineTotal(sql: Sql, runId: number, logType: ConsoleLogType | undefined): Promise<number> {
+  return (await row<{ total: number }>(sql, textsOf(logType).total, matchOf(runId, logType)))!.total;
+}
+
+export async function consoleLineKey(
   sql: Sql,
-  orgId: string,
   runId: number,
-  query: ConsoleLineQuery,
-): Promise<Page<ConsoleLine> & { total: number }> {
-  if (!(await runExists(sql, orgId, runId))) return { items: [], nextOffset: null, total: 0 };
-  const texts = query.logType === undefined ? ALL_TYPES : ONE_TYPE;
-  const match: unknown[] = query.logType === undefined ? [runId] : [runId, query.logType];
-  const { total } = (await row<{ total: number }>(sql, texts.total, match))!;
-  if (query.offset >= total) return { items: [], nextOffset: null, total };
-  const first = (
-    query.offset <= (total - 1) / 2
-      ? await row<LineKey>(sql, texts.keyFromStart, [...match, query.offset])
-      : await row<LineKey>(sql, texts.keyFromEnd, [...match, total - 1 - query.offset])
-  )!;
-  const from = query.logType === undefined ? [first.time, first.line_number, first.log_type] : [first.time, first.line_number];
-  const size = (row: ConsoleLineRow) => Buffer.byteLength(row.message, "utf8");
-  const found = await pageRows(query, size, (limit, skip) => rows<ConsoleLineRow>(sql, texts.page, [...match, ...from, limit, skip]));
-  const page = takePage(found, query, size);
-  return {
-    items: page.items.map((row) => ({
-      time: row.time,
-      message: row.message,
-      lineNumber: row.line_number,
-      logType: row.log_type,
-      step: row.step,
-    })),
-    nextOffset: page.nextOffset,
-    total,
-  };
+  logType: ConsoleLogType | undefined,
+  skip: number,
+  fromEnd: boolean,
+): Promise<ConsoleLineKey> {
+  const texts = textsOf(logType);
+  return (await row<ConsoleLineKey>(sql, fromEnd ? texts.keyFromEnd : texts.keyFromStart, [...matchOf(runId, logType), skip]))!;
+}
+
+/** Rows are fetched a slice at a time until the page is full (pageRows), never `limit` of them at once. */
+export async function consoleLinePage(
+  sql: Sql,
+  runId: number,
+  logType: ConsoleLogType | undefined,
+  first: ConsoleLineKey,
+  page: PageRequest,
+): Promise<Page<ConsoleLineRow>> {
+  const from = logType === undefined ? [first.time, first.line_number, first.log_type] : [first.time, first.line_number];
+  const match = matchOf(runId, logType);
+  const found = await pageRows(page, consoleLineSize, (limit, skip) =>
+    rows<ConsoleLineRow>(sql, textsOf(logType).page, [...match, ...from, limit, skip]),
+  );
+  return takePage(found, page, consoleLineSize);
 }

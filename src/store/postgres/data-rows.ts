@@ -1,15 +1,7 @@
-import { logGroupOf } from "../../domain/log-names.js";
+import { type DataRowRow, toStoredDataRow } from "../rows.js";
 import { type Page, takePage } from "../../domain/paging.js";
 import type { DataRowQuery, StoredDataRow } from "../store.js";
 import { pageRows, rows, type Sql } from "./db.js";
-
-interface DataRowRow {
-  log_name: string;
-  step: number;
-  data_type: string;
-  time: number;
-  data: string;
-}
 
 const ALL_NAMES = `SELECT d.log_name, d.step, d.data_type, d.time, d.data FROM data_rows d JOIN runs r ON r.id = d.run_id
   WHERE r.org_id = $1 AND d.run_id = $2 ORDER BY d.log_name, d.step LIMIT $3 OFFSET $4`;
@@ -23,14 +15,7 @@ export async function listDataRows(sql: Sql, orgId: string, runId: number, query
   const found = await pageRows(query, size, (limit, skip) => rows<DataRowRow>(sql, text, [...match, limit, query.offset + skip]));
   const page = takePage(found, query, size);
   return {
-    items: page.items.map((row) => ({
-      logName: row.log_name,
-      logGroup: logGroupOf(row.log_name),
-      step: row.step,
-      dataType: row.data_type,
-      time: row.time,
-      data: row.data,
-    })),
+    items: page.items.map(toStoredDataRow),
     nextOffset: page.nextOffset,
   };
 }

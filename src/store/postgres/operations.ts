@@ -3,11 +3,13 @@ import type { ConsoleLogType } from "../../domain/console-logs.js";
 import type { RunStatus } from "../../domain/status.js";
 import { SELECT_RUN, toJsonText, toRun, type RunRow } from "../rows.js";
 import type { Async } from "../workflow.js";
-import type { UpsertedFile } from "../workflows/run-writes.js";
+import { fileValues, type UpsertedFile } from "../workflows/run-writes.js";
+import { newRunValues, statusEventValues } from "../workflows/run-lifecycle.js";
 import { row, rows, run, type Sql } from "./db.js";
 import { getOrCreateProjectRow, takeRunNumber } from "./projects.js";
 import { insertLogNames, touchHeartbeat } from "./run-attributes.js";
 import { getRun } from "./runs.js";
+import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
 import { getProject } from "./mlflow.js";
 
 /**
@@ -36,25 +38,7 @@ export function postgresOperations(sql: Sql): Async<Operations> {
                              logger_settings, created_at, updated_at, heartbeat_at, forked_from_run_id, fork_step, mlflow_id, mlflow_tags)
            VALUES ($1, $2, $3, $4, $5, $6, 'RUNNING', $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
            ON CONFLICT (project_id, external_id) DO NOTHING RETURNING id`,
-          [
-            run.orgId,
-            run.projectId,
-            run.name,
-            run.number,
-            run.displayId,
-            run.externalId,
-            run.tagsText,
-            run.configText,
-            run.systemMetadataText,
-            run.loggerSettingsText,
-            run.createdAt,
-            run.updatedAt,
-            run.heartbeatAt,
-            run.forkedFromRunId,
-            run.forkStep,
-            run.mlflowId,
-            run.mlflowTagsText,
-          ],
+          newRunValues(run),
         )
       )?.id,
     lockRunStatus: async (orgId, runId) => {
@@ -96,16 +80,7 @@ export function postgresOperations(sql: Sql): Async<Operations> {
         sql,
         `INSERT INTO status_events (run_id, from_status, to_status, source, metadata, actor_id, api_key_id, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [
-          event.runId,
-          event.fromStatus,
-          event.toStatus,
-          event.source,
-          toJsonText(event.metadata),
-          event.actor.userId,
-          event.actor.apiKeyId,
-          event.createdAt,
-        ],
+        statusEventValues(event),
       );
     },
 
@@ -180,19 +155,7 @@ export function postgresOperations(sql: Sql): Async<Operations> {
            time = excluded.time, step = excluded.step, sample_index = excluded.sample_index, caption = excluded.caption,
            annotations = excluded.annotations
          RETURNING id, run_id, log_name, file_name, file_type, file_size, time, step, sample_index, caption, annotations, uploaded_at`,
-        [
-          runId,
-          file.logName,
-          file.fileName,
-          file.fileType,
-          file.fileSize,
-          file.time,
-          file.step,
-          file.sampleIndex ?? null,
-          file.caption ?? null,
-          file.annotations ?? null,
-          now,
-        ],
+        fileValues(runId, file, now),
       ))!,
 
     insertOrganization: async (organization) => {
@@ -244,5 +207,9 @@ export function postgresOperations(sql: Sql): Async<Operations> {
         [mlflowRow.name, mlflowRow.configText, mlflowRow.mlflowTagsText, mlflowRow.mlflowInputsText, mlflowRow.deletedAt, now, runId],
       );
     },
+
+    consoleLineTotal: (runId, logType) => consoleLineTotal(sql, runId, logType),
+    consoleLineKey: (runId, logType, skip, fromEnd) => consoleLineKey(sql, runId, logType, skip, fromEnd),
+    consoleLinePage: (runId, logType, first, page) => consoleLinePage(sql, runId, logType, first, page),
   };
 }

@@ -3,8 +3,8 @@ import type { Json } from "../../domain/merge.js";
 import { normalizeNotes, uniqueTags } from "../../domain/runs.js";
 import type { RunStatus } from "../../domain/status.js";
 import { PROJECT_ACTIVITY_RESOLUTION_MS } from "../../domain/time.js";
-import type { Alert, LogName, LogType, NewAlert } from "../store.js";
-import { fromJsonText } from "../rows.js";
+import type { Alert, LogName, NewAlert } from "../store.js";
+import { ALERT_COLUMNS, type AlertRow, fromJsonText, type LogNameRow, toAlert, toLogName } from "../rows.js";
 import { row, rows, run, type Sql } from "./db.js";
 
 /** Updates one column of a run of the organization in one statement; false when there is no such run. */
@@ -58,13 +58,13 @@ export async function insertLogNames(sql: Sql, runId: number, names: LogNameEntr
 }
 
 export async function listLogNames(sql: Sql, orgId: string, runId: number): Promise<LogName[]> {
-  const found = await rows<{ log_name: string; log_type: LogType; log_group: string | null }>(
+  const found = await rows<LogNameRow>(
     sql,
     `SELECT l.log_name, l.log_type, l.log_group FROM run_log_names l JOIN runs r ON r.id = l.run_id
      WHERE r.org_id = $1 AND l.run_id = $2 ORDER BY l.log_name`,
     [orgId, runId],
   );
-  return found.map((row) => ({ logName: row.log_name, logType: row.log_type, logGroup: row.log_group }));
+  return found.map(toLogName);
 }
 
 /**
@@ -105,17 +105,6 @@ export async function createAlert(sql: Sql, orgId: string, runId: number, alert:
 
 export async function listAlerts(sql: Sql, orgId: string, runId: number): Promise<Alert[] | undefined> {
   if (!(await runExists(sql, orgId, runId))) return undefined;
-  const found = await rows<{ id: number; title: string; body: string; level: string; timestamp: number | null; created_at: number }>(
-    sql,
-    "SELECT id, title, body, level, timestamp, created_at FROM alerts WHERE run_id = $1 ORDER BY id",
-    [runId],
-  );
-  return found.map((row) => ({
-    id: row.id,
-    title: row.title,
-    body: row.body,
-    level: row.level,
-    timestamp: row.timestamp,
-    createdAt: row.created_at,
-  }));
+  const found = await rows<AlertRow>(sql, `SELECT ${ALERT_COLUMNS} FROM alerts WHERE run_id = $1 ORDER BY id`, [runId]);
+  return found.map(toAlert);
 }

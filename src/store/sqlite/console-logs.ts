@@ -1,17 +1,8 @@
-import { type Page, takePage } from "../../domain/paging.js";
-import type { ConsoleLine, ConsoleLineQuery } from "../store.js";
+import type { ConsoleLogType } from "../../domain/console-logs.js";
+import { type Page, type PageRequest, takePage } from "../../domain/paging.js";
+import type { ConsoleLineKey, ConsoleLineRow } from "../rows.js";
+import { consoleLineSize } from "../workflows/run-reads.js";
 import type { Statements } from "./statements.js";
-import { runExists } from "./run-attributes.js";
-
-interface ConsoleLineRow {
-  time: number;
-  message: string;
-  line_number: number;
-  log_type: ConsoleLine["logType"];
-  step: number | null;
-}
-
-type LineKey = Pick<ConsoleLineRow, "time" | "line_number" | "log_type">;
 
 // The read order of src/domain/console-logs.ts. Each text walks an index in that order (or its
 // reverse) without sorting; the key look-ups read the index only.
@@ -36,39 +27,35 @@ const ONE_TYPE = {
          ORDER BY time, line_number LIMIT ?`,
 };
 
-/**
- * A page by offset without reading the lines before it: the line at `offset` is found by walking
- * the index from the nearer end (the count is known), then the page is read from that line on.
- * So the newest page of a long log, which a live view reloads, costs as little as the first.
- */
-export function listConsoleLines(
+const textsOf = (logType: ConsoleLogType | undefined) => (logType === undefined ? ALL_TYPES : ONE_TYPE);
+const matchOf = (runId: number, logType: ConsoleLogType | undefined) => (logType === undefined ? [runId] : [runId, logType]);
+
+export function consoleLineTotal(s: Statements, runId: number, logType: ConsoleLogType | undefined): number {
+  return (s.get(textsOf(logType).total).get(...matchOf(runId, logType)) as { total: number }).total;
+}
+
+export function consoleLineKey(
   s: Statements,
-  orgId: string,
   runId: number,
-  query: ConsoleLineQuery,
-): Page<ConsoleLine> & { total: number } {
-  if (!runExists(s, orgId, runId)) return { items: [], nextOffset: null, total: 0 };
-  const sql = query.logType === undefined ? ALL_TYPES : ONE_TYPE;
-  const match = query.logType === undefined ? [runId] : [runId, query.logType];
-  const { total } = s.get(sql.total).get(...match) as { total: number };
-  if (query.offset >= total) return { items: [], nextOffset: null, total };
-  const first = (
-    query.offset <= (total - 1) / 2
-      ? s.get(sql.keyFromStart).get(...match, query.offset)
-      : s.get(sql.keyFromEnd).get(...match, total - 1 - query.offset)
-  ) as LineKey;
-  const from = query.logType === undefined ? [first.time, first.line_number, first.log_type] : [first.time, first.line_number];
-  const rows = s.get(sql.page).iterate(...match, ...from, query.limit + 1) as IterableIterator<ConsoleLineRow>;
-  const page = takePage(rows, query, (row) => Buffer.byteLength(row.message, "utf8"));
-  return {
-    items: page.items.map((row) => ({
-      time: row.time,
-      message: row.message,
-      lineNumber: row.line_number,
-      logType: row.log_type,
-      step: row.step,
-    })),
-    nextOffset: page.nextOffset,
-    total,
-  };
+  logType: ConsoleLogType | undefined,
+  skip: number,
+  fromEnd: boolean,
+): ConsoleLineKey {
+  const texts = textsOf(logType);
+  return s.get(fromEnd ? texts.keyFromEnd : texts.keyFromStart).get(...matchOf(runId, logType), skip) as ConsoleLineKey;
+}
+
+/** Rows are read one by one until the page is full (takePage), never `limit` of them at once. */
+export function consoleLinePage(
+  s: Statements,
+  runId: number,
+  logType: ConsoleLogType | undefined,
+  first: ConsoleLineKey,
+  page: PageRequest,
+): Page<ConsoleLineRow> {
+  const from = logType === undefined ? [first.time, first.line_number, first.log_type] : [first.time, first.line_number];
+  const rows = s
+    .get(textsOf(logType).page)
+    .iterate(...matchOf(runId, logType), ...from, page.limit + 1) as IterableIterator<ConsoleLineRow>;
+  return takePage(rows, page, consoleLineSize);
 }

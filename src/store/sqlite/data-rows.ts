@@ -1,15 +1,7 @@
-import { logGroupOf } from "../../domain/log-names.js";
+import { type DataRowRow, toStoredDataRow } from "../rows.js";
 import { type Page, takePage } from "../../domain/paging.js";
 import type { DataRowQuery, StoredDataRow } from "../store.js";
 import type { Statements } from "./statements.js";
-
-interface DataRowRow {
-  log_name: string;
-  step: number;
-  data_type: string;
-  time: number;
-  data: string;
-}
 
 const ALL_NAMES = `SELECT d.log_name, d.step, d.data_type, d.time, d.data FROM data_rows d JOIN runs r ON r.id = d.run_id
   WHERE r.org_id = ? AND d.run_id = ? ORDER BY d.log_name, d.step LIMIT ? OFFSET ?`;
@@ -23,14 +15,7 @@ export function listDataRows(s: Statements, orgId: string, runId: number, query:
     .iterate(...match, query.limit + 1, query.offset) as IterableIterator<DataRowRow>;
   const page = takePage(rows, query, (row) => Buffer.byteLength(row.data, "utf8"));
   return {
-    items: page.items.map((row) => ({
-      logName: row.log_name,
-      logGroup: logGroupOf(row.log_name),
-      step: row.step,
-      dataType: row.data_type,
-      time: row.time,
-      data: row.data,
-    })),
+    items: page.items.map(toStoredDataRow),
     nextOffset: page.nextOffset,
   };
 }

@@ -2,8 +2,10 @@ import type { Operations } from "../compose.js";
 import { toJsonText } from "../rows.js";
 import type { RunStatus } from "../../domain/status.js";
 import type { ConsoleLogType } from "../../domain/console-logs.js";
-import type { UpsertedFile } from "../workflows/run-writes.js";
+import { fileValues, type UpsertedFile } from "../workflows/run-writes.js";
+import { newRunValues, statusEventValues } from "../workflows/run-lifecycle.js";
 import { getRun } from "./runs.js";
+import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
 import { getProject } from "./mlflow.js";
 import { getOrCreateProjectRow } from "./projects.js";
 import { touchHeartbeat } from "./run-attributes.js";
@@ -40,25 +42,7 @@ export function sqliteOperations(s: Statements): Operations {
                                logger_settings, created_at, updated_at, heartbeat_at, forked_from_run_id, fork_step, mlflow_id, mlflow_tags)
              VALUES (?, ?, ?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
-          .run(
-            row.orgId,
-            row.projectId,
-            row.name,
-            row.number,
-            row.displayId,
-            row.externalId,
-            row.tagsText,
-            row.configText,
-            row.systemMetadataText,
-            row.loggerSettingsText,
-            row.createdAt,
-            row.updatedAt,
-            row.heartbeatAt,
-            row.forkedFromRunId,
-            row.forkStep,
-            row.mlflowId,
-            row.mlflowTagsText,
-          ).lastInsertRowid,
+          .run(...newRunValues(row)).lastInsertRowid,
       ),
     lockRunStatus: (orgId, runId) => {
       const row = s.get("SELECT status, logger_settings FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as
@@ -90,16 +74,7 @@ export function sqliteOperations(s: Statements): Operations {
       s.get(
         `INSERT INTO status_events (run_id, from_status, to_status, source, metadata, actor_id, api_key_id, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        event.runId,
-        event.fromStatus,
-        event.toStatus,
-        event.source,
-        toJsonText(event.metadata),
-        event.actor.userId,
-        event.actor.apiKeyId,
-        event.createdAt,
-      );
+      ).run(...statusEventValues(event));
     },
 
     runProjectId: (orgId, runId) =>
@@ -161,19 +136,7 @@ export function sqliteOperations(s: Statements): Operations {
              annotations = excluded.annotations
            RETURNING id, run_id, log_name, file_name, file_type, file_size, time, step, sample_index, caption, annotations, uploaded_at`,
         )
-        .get(
-          runId,
-          file.logName,
-          file.fileName,
-          file.fileType,
-          file.fileSize,
-          file.time,
-          file.step,
-          file.sampleIndex ?? null,
-          file.caption ?? null,
-          file.annotations ?? null,
-          now,
-        ) as UpsertedFile,
+        .get(...fileValues(runId, file, now)) as UpsertedFile,
 
     insertOrganization: (organization) => {
       s.get("INSERT INTO organizations (id, slug, created_at) VALUES (?, ?, ?)").run(
@@ -223,5 +186,9 @@ export function sqliteOperations(s: Statements): Operations {
         runId,
       );
     },
+
+    consoleLineTotal: (runId, logType) => consoleLineTotal(s, runId, logType),
+    consoleLineKey: (runId, logType, skip, fromEnd) => consoleLineKey(s, runId, logType, skip, fromEnd),
+    consoleLinePage: (runId, logType, first, page) => consoleLinePage(s, runId, logType, first, page),
   };
 }

@@ -2,8 +2,8 @@ import type { Json } from "../../domain/merge.js";
 import { normalizeNotes, uniqueTags } from "../../domain/runs.js";
 import type { RunStatus } from "../../domain/status.js";
 import { PROJECT_ACTIVITY_RESOLUTION_MS } from "../../domain/time.js";
-import type { Alert, LogName, LogType, NewAlert } from "../store.js";
-import { fromJsonText } from "../rows.js";
+import type { Alert, LogName, NewAlert } from "../store.js";
+import { ALERT_COLUMNS, type AlertRow, fromJsonText, type LogNameRow, toAlert, toLogName } from "../rows.js";
 import type { Statements } from "./statements.js";
 
 /** Updates one column of a run of the organization; false when there is no such run. */
@@ -47,8 +47,8 @@ export function listLogNames(s: Statements, orgId: string, runId: number): LogNa
       `SELECT l.log_name, l.log_type, l.log_group FROM run_log_names l JOIN runs r ON r.id = l.run_id
        WHERE r.org_id = ? AND l.run_id = ? ORDER BY l.log_name`,
     )
-    .all(orgId, runId) as { log_name: string; log_type: LogType; log_group: string | null }[];
-  return rows.map((row) => ({ logName: row.log_name, logType: row.log_type, logGroup: row.log_group }));
+    .all(orgId, runId) as LogNameRow[];
+  return rows.map(toLogName);
 }
 
 /** Heartbeats only move forward: a late request with an old clock never makes a run look stale. */
@@ -84,20 +84,6 @@ export function createAlert(s: Statements, orgId: string, runId: number, alert: 
 
 export function listAlerts(s: Statements, orgId: string, runId: number): Alert[] | undefined {
   if (!runExists(s, orgId, runId)) return undefined;
-  const rows = s.get("SELECT id, title, body, level, timestamp, created_at FROM alerts WHERE run_id = ? ORDER BY id").all(runId) as {
-    id: number;
-    title: string;
-    body: string;
-    level: string;
-    timestamp: number | null;
-    created_at: number;
-  }[];
-  return rows.map((row) => ({
-    id: row.id,
-    title: row.title,
-    body: row.body,
-    level: row.level,
-    timestamp: row.timestamp,
-    createdAt: row.created_at,
-  }));
+  const rows = s.get(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE run_id = ? ORDER BY id`).all(runId) as AlertRow[];
+  return rows.map(toAlert);
 }

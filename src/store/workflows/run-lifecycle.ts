@@ -195,3 +195,40 @@ export function* failStaleRuns(cutoff: number, now: number): RunWorkflow<number>
   }
   return failed.length;
 }
+
+/** A new run's values in the column order both backends insert them: org_id, project_id, name, … mlflow_tags (status is RUNNING). */
+export function newRunValues(row: NewRunRow): unknown[] {
+  return [
+    row.orgId,
+    row.projectId,
+    row.name,
+    row.number,
+    row.displayId,
+    row.externalId,
+    row.tagsText,
+    row.configText,
+    row.systemMetadataText,
+    row.loggerSettingsText,
+    row.createdAt,
+    row.updatedAt,
+    row.heartbeatAt,
+    row.forkedFromRunId,
+    row.forkStep,
+    row.mlflowId,
+    row.mlflowTagsText,
+  ];
+}
+
+/** A status event's values in the column order both backends insert them: run_id, from_status, … created_at. */
+export function statusEventValues(event: NewStatusEvent): unknown[] {
+  return [
+    event.runId,
+    event.fromStatus,
+    event.toStatus,
+    event.source,
+    toJsonText(event.metadata),
+    event.actor.userId,
+    event.actor.apiKeyId,
+    event.createdAt,
+  ];
+}

@@ -117,3 +117,20 @@ export function* registerFiles(orgId: string, runId: number, files: NewFile[], n
   yield* perform("touchActivity", runId, now);
   return stored;
 }
+
+/** A file's values in the column order both backends upsert them: run_id, log_name, file_name, … created_at. */
+export function fileValues(runId: number, file: NewFile, now: number): unknown[] {
+  return [
+    runId,
+    file.logName,
+    file.fileName,
+    file.fileType,
+    file.fileSize,
+    file.time,
+    file.step,
+    file.sampleIndex ?? null,
+    file.caption ?? null,
+    file.annotations ?? null,
+    now,
+  ];
+}
