@@ -167,7 +167,7 @@ describe("charts that never mislead", () => {
     await activity.waitFor();
     const before = (await activity.getAttribute("title"))!;
     assert.match(before, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/, "the absolute time and its zone on hover");
-    await page.waitForTimeout(1100); // the project's activity has a resolution of one second
+    await page.waitForTimeout(1100); // the project's activity has a resolution of one second: a second must pass
     assert.equal((await ingest(client, "metrics", live, toNdjson([{ step: 1, data: { loss: 0.25 } }]))).status, 200);
     await page.waitForFunction(
       (previous) =>
@@ -248,7 +248,7 @@ describe("a live run page across a server restart", () => {
     await page.goto(`${server.url}/projects/live/runs/${run.runId}`);
     const first = page.locator(`.chart-card[data-metric='${names[0]}'] .chart-canvas`);
     await page.locator(`.chart-card[data-metric='${names[0]}'] .chart-canvas[data-drawn=true]`).waitFor();
-    await page.waitForTimeout(500);
+    await page.waitForTimeout(500); // a window for requests that should not come: nothing to await
     // The charts on screen at first come in together: one request, not one per chart, and no
     // second one for cards a chart's first frame moved into view.
     const firstReads = requests.filter((path) => path === "/api/runs/metrics");
@@ -259,7 +259,7 @@ describe("a live run page across a server restart", () => {
     const watched = performance.now();
     for (let i = 0; i < 3; i++) {
       assert.equal((await ingest(client, "metrics", run, toNdjson(steps(50 + i * 10, 10)))).status, 200);
-      await page.waitForTimeout(3000);
+      await page.waitForTimeout(3000); // watching the live page for 9 s is the point
     }
     page.off("request", onRequest);
     // 9 s plus the three ingests: on a loaded machine they take long enough for one more 3 s refresh.

@@ -159,7 +159,7 @@ describe("the project workspace", () => {
     assert.ok(drawnColours.length >= Math.min(colours.size, 8), `lines drawn in ${drawnColours.length} of ${colours.size} run colours`);
     // The first panel on screen asked on its own, then one batch for the rest of what the pane
     // shows (and its 200 px look-ahead); the panels further down the pane were not asked for.
-    await page.waitForTimeout(300);
+    await page.waitForTimeout(300); // a window for a third request that should not come: nothing to await
     assert.ok(batchBodies.length <= 2, `at most two batch requests, got ${batchBodies.length}`);
     const firstPanel = await page.locator("[data-testid=workspace] [data-panel]").first().getAttribute("data-panel");
     assert.deepEqual(batchBodies[0]!.logNames, [firstPanel], "the first panel's request comes first, alone");
@@ -222,12 +222,12 @@ describe("the project workspace", () => {
     const names = workspaceNames();
     await open(`/projects/${PROJECT}`);
     await names;
-    await page.waitForTimeout(300);
+    await page.waitForTimeout(300); // a window for requests that should not come: nothing to await
     assert.equal(batchBodies.length, before, "no request before the table's first page");
     assert.equal(await page.getByTestId("workspace").count(), 0, "nor any chart shown");
     releaseTable();
     await page.getByTestId("workspace-count").waitFor();
-    await page.waitForTimeout(300);
+    await page.waitForTimeout(300); // likewise
     assert.equal(batchBodies.length, before, "no panel on screen, no request");
     await page.unrouteAll({ behavior: "wait" }); // the held request finishes first
     const tableBox = (await page.getByTestId("runs-table").boundingBox())!;

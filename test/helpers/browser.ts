@@ -23,6 +23,8 @@ const FLAGS = [
 /** Headless Chromium; a clear error when the Debian package is missing. */
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM))
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install chromium) or set STEPWISE_CHROMIUM`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install Debian's package (scripts/test-prerequisites.sh, which npm test runs first, or apt-get install chromium) or set STEPWISE_CHROMIUM`,
+    );
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
 }

@@ -1,8 +1,28 @@
-export interface ApiResponse<T = any> {
+/** Any JSON value: for a body whose shape a test states in full. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * The body type when a call names none: a parsed JSON object or array whose fields the test's
+ * assertions check rather than the compiler. Name the type to have it checked
+ * (`client.get<RunDetails>(...)`), or `string` for a body that is not JSON (it is then the text).
+ */
+export type LooseJson = { readonly [field: string]: any };
+
+export interface ApiResponse<T = LooseJson> {
   status: number;
   headers: Headers;
   body: T;
 }
+
+/** What `POST /api/runs/create` answers (a type, not an interface, so it can be passed as a query). */
+export type CreatedRun = {
+  runId: number;
+  displayId: string;
+  number: number;
+  url: string;
+  resumed: boolean;
+  projectName: string;
+};
 
 type Query = Record<string, string | number | boolean | undefined>;
 
@@ -23,11 +43,11 @@ export class ApiClient {
     return url.toString();
   }
 
-  async get<T = any>(path: string, query?: Query, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+  async get<T = LooseJson>(path: string, query?: Query, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
     return this.request<T>("GET", path, undefined, query, headers);
   }
 
-  async post<T = any>(path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+  async post<T = LooseJson>(path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
     return this.request<T>("POST", path, body === undefined ? undefined : JSON.stringify(body), undefined, {
       ...(body === undefined ? {} : { "content-type": "application/json" }),
       ...headers,
@@ -35,7 +55,7 @@ export class ApiClient {
   }
 
   /** Sends a raw body with the given headers (content types, malformed JSON, NDJSON). */
-  async raw<T = any>(
+  async raw<T = LooseJson>(
     method: string,
     path: string,
     body: string | Buffer | undefined,
@@ -63,10 +83,8 @@ export class ApiClient {
   }
 
   /** Creates a run and returns the create response (asserting success). */
-  async createRun(
-    body: Record<string, unknown> = {},
-  ): Promise<{ runId: number; displayId: string; number: number; url: string; resumed: boolean; projectName: string }> {
-    const response = await this.post("/api/runs/create", { runName: "run", projectName: "project", ...body });
+  async createRun(body: Record<string, unknown> = {}): Promise<CreatedRun> {
+    const response = await this.post<CreatedRun>("/api/runs/create", { runName: "run", projectName: "project", ...body });
     if (response.status !== 200) throw new Error(`create run failed: ${response.status} ${JSON.stringify(response.body)}`);
     return response.body;
   }

@@ -7,9 +7,10 @@ import { makeTempDir } from "./start-server.js";
 
 /**
  * A real S3 server for tests: OpenStack Swift with its S3 layer (s3api), from Debian's packages
- * (`.ci/run` installs them; this helper installs nothing). Four single-process servers on free
- * loopback ports, their rings and state in a temporary directory, gone after stop(). Start to ready
- * takes about 5 s and 300 MB, so a test file starts one and shares it between its tests.
+ * (`scripts/test-prerequisites.sh`, the first step of `npm test`, installs them; this helper
+ * installs nothing). Four single-process servers on free loopback ports, their rings and state in a
+ * temporary directory, gone after stop(). Start to ready takes about 5 s and 300 MB, so a test file
+ * starts one and shares it between its tests.
  */
 export interface SwiftS3 {
   /** The S3 endpoint (the Swift proxy), e.g. http://127.0.0.1:40123. */
@@ -38,7 +39,7 @@ export function swiftInstalled(): boolean {
 export async function startSwiftS3(bucket = "stepwise-test"): Promise<SwiftS3> {
   if (!swiftInstalled()) {
     throw new Error(
-      "OpenStack Swift is not installed: run .ci/run, or apt-get install swift swift-proxy swift-object swift-container swift-account python3-swift",
+      "OpenStack Swift is not installed: run scripts/test-prerequisites.sh (npm test does), or apt-get install swift swift-proxy swift-object swift-container swift-account python3-swift",
     );
   }
   const dir = makeTempDir("stepwise-swift-");

@@ -8,6 +8,7 @@ import { after, before, describe, it } from "node:test";
 import type { ApiClient } from "../helpers/client.js";
 import { makeOrg, makeTempDir, ManualClock, spawnServer, startTestServer, type TestServer } from "../helpers/start-server.js";
 import { BLOB_TARGETS, startBlobTargets } from "../helpers/blob-targets.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { ABANDONED_UPLOAD_MS } from "../../src/blobs/local.js";
 
 interface FileSpec {
@@ -342,7 +343,7 @@ for (const target of BLOB_TARGETS) {
       const upload = request(url, { method: "PUT", headers: { "content-type": "application/octet-stream" } });
       upload.on("error", () => {}); // the connection dies with the server
       upload.write(Buffer.alloc(2 ** 20, 7));
-      while (readdirSync(tmp).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitFor(() => readdirSync(tmp).length > 0, { what: "the upload's partial file" });
       first.child.kill("SIGKILL");
       await first.exited;
       upload.destroy();

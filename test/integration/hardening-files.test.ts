@@ -3,6 +3,7 @@ import { readdirSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { BLOB_TARGETS, startBlobTargets } from "../helpers/blob-targets.js";
 import { startTestServer, type TestServer } from "../helpers/start-server.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 type Run = { runId: number; projectName: string };
 
@@ -70,8 +71,10 @@ for (const target of BLOB_TARGETS) {
         else await answer.body?.cancel(); // the client walks away before reading the body
       }
       // Sockets of the fetch pool may linger briefly; 200 leaked files would not.
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.ok(openFds() - before < 20, `open files grew from ${before} to ${openFds()}`);
+      await waitFor(() => openFds() - before < 20, {
+        timeoutMs: 5000,
+        what: `fewer than ${before + 20} open files (${before} before the downloads)`,
+      });
       assert.deepEqual([...statuses], [200]);
     });
   });

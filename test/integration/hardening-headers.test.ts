@@ -6,6 +6,7 @@ import { DATABASE_FILE } from "../../src/store/sqlite/index.js";
 import { issueKey } from "../../src/services/accounts.js";
 import { ApiClient } from "../helpers/client.js";
 import { makeOrg, makeTempDir, spawnServer, startTestServer, type TestServer } from "../helpers/start-server.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 type Run = { runId: number; projectName: string };
 
@@ -155,8 +156,7 @@ describe("files on disk and request logs", () => {
       assert.equal(await put(upload), 200);
       const [download] = await downloadUrls(client, run);
       assert.equal((await get(download!)).status, 200);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const log = server.stdout();
+      const log = await waitFor(() => server.stdout().includes("/files/download/") && server.stdout(), { what: "the download in the log" });
       for (const url of [upload, download!]) {
         const sig = new URL(url).searchParams.get("sig")!;
         assert.ok(!log.includes(sig), "the signature is not in the log");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { request } from "node:http";
+import { type IncomingMessage, request } from "node:http";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
@@ -9,6 +9,7 @@ import { UploadRecorder } from "../../src/services/file-uploads.js";
 import type { ApiClient } from "../helpers/client.js";
 import { ingest } from "../helpers/ingest.js";
 import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 /**
  * The second hardening round (issue 20): requests that could crash, freeze or poison the service
@@ -251,6 +252,11 @@ describe("hardening, second round", () => {
     assert.deepEqual([stats.body.metrics.length, m7.count, m7.min, m7.max, m7.last.value], [26, 5000, 7, 5006, 5006]);
 
     // Two bodies at the 64 MiB limit, still arriving, hold the budget: a third large body is refused unread.
+    const arrived: IncomingMessage[] = [];
+    const onRequest = (incoming: IncomingMessage) => {
+      if (incoming.headers["content-length"] === String(64 * 1024 * 1024)) arrived.push(incoming);
+    };
+    test.server.app.server.on("request", onRequest);
     const holders = [0, 1].map(() => {
       const held = request(`${test.url}/ingest/metrics`, {
         method: "POST",
@@ -265,7 +271,12 @@ describe("hardening, second round", () => {
       held.write(`${lines[0]}\n`);
       return held;
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The server runs in this process: a body it admitted is being read (its parser listens for
+    // data; a refused one is drained without a listener). A probe would compete for the budget.
+    await waitFor(() => arrived.length === 2 && arrived.every((incoming) => incoming.listenerCount("data") > 0), {
+      what: "the two bodies to be admitted against the budget",
+    });
+    test.server.app.server.off("request", onRequest);
     const large = `${lines.slice(0, 400).join("\n")}\n${" ".repeat(2 * 1024 * 1024)}`;
     const refused = await ingest(client, "metrics", target, large);
     assert.equal(refused.status, 503, JSON.stringify(refused.body));
@@ -273,8 +284,10 @@ describe("hardening, second round", () => {
     assert.match(refused.body.error, /server busy: 128 MiB of large ingest bodies/);
     assert.equal((await ingest(client, "metrics", target, lines[1]!)).status, 200, "a small body is always read");
     for (const held of holders) held.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.equal((await ingest(client, "metrics", target, large)).status, 200, "the budget is given back when a body's connection closes");
+    // Refused (503, nothing written) until the server has seen both connections close.
+    await waitFor(async () => (await ingest(client, "metrics", target, large)).status === 200, {
+      what: "a large body read again: the budget is given back when a body's connection closes",
+    });
   });
 
   it("M7: MLflow names keep Stepwise's limits, so every name written through MLflow lists and opens through Stepwise", async () => {

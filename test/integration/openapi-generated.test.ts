@@ -193,7 +193,7 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
     })) {
       fixtures.set(name, value);
     }
-    operations = operationsOf((await client.get("/api/openapi.json")).body);
+    operations = operationsOf((await client.get<Parameters<typeof operationsOf>[0]>("/api/openapi.json")).body);
     writes = await writeCounter(test);
   });
   after(async () => {

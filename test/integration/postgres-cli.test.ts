@@ -104,6 +104,7 @@ describe("choosing PostgreSQL with --database-url", () => {
     try {
       await other.connect();
       await other.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]); // another process migrating
+      // Held 500 ms, ten times the store's lock timeout: the time the lock is held is the point.
       unlocked = new Promise((resolve) => setTimeout(resolve, 500)).then(() =>
         other.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]),
       );

@@ -8,6 +8,7 @@ import { ApiClient } from "../helpers/client.js";
 import { ingest, toNdjson } from "../helpers/ingest.js";
 import { createTestDatabase } from "../helpers/postgres.js";
 import { makeTempDir } from "../helpers/start-server.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 /** A TCP proxy to the test PostgreSQL server that can be cut and restored, as a database outage would. */
 class CuttableProxy {
@@ -89,7 +90,10 @@ describe("PostgreSQL going away and coming back", () => {
       await other.query("BEGIN");
       await other.query("SELECT id FROM runs WHERE id = $1 FOR UPDATE", [run.runId]);
       const pending = client.post("/api/runs/tags/update", { runId: run.runId, tags: ["cut"] });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // pg_locks is read live (pg_stat_activity would be a snapshot inside this transaction).
+      const blocked =
+        "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE NOT granted AND pg_backend_pid() = ANY (pg_blocking_pids(pid))) AS waits";
+      await waitFor(async () => (await other.query(blocked)).rows[0].waits, { what: "the request to wait on the locked row" });
       await proxy.cut();
       const write = await pending;
       assert.equal(write.status, 503, JSON.stringify(write.body));

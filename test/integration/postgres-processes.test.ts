@@ -6,8 +6,7 @@ import { ApiClient } from "../helpers/client.js";
 import { ingest, toNdjson } from "../helpers/ingest.js";
 import { createTestDatabase } from "../helpers/postgres.js";
 import { makeTempDir, spawnServer, type ServerProcess } from "../helpers/start-server.js";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { waitFor } from "../helpers/wait-for.js";
 
 /**
  * Three real server processes on one PostgreSQL database behave as one service
@@ -89,19 +88,19 @@ describe("three server processes on one PostgreSQL database", () => {
         const found = await db.query("SELECT holder FROM leases WHERE name = $1", [SWEEPER_LEASE]);
         return found.rows.length === 0 ? undefined : Number((found.rows[0].holder as string).split("/")[1]);
       };
-      while ((await holderPid()) === undefined) await sleep(100);
-      const sweeperPid = await holderPid();
+      const sweeperPid = await waitFor(holderPid, { what: "a process to take the sweeper lease" });
       const sweeper = processes.find((p) => p.child.pid === sweeperPid)!;
       sweeper.child.kill("SIGKILL");
       await sweeper.exited;
       const survivor = clients[processes.findIndex((p) => p !== sweeper)]!;
       const silent = await survivor.createRun({ projectName: "together", runName: "silent" });
-      const deadline = Date.now() + 30_000;
-      let status = "RUNNING";
-      while (status === "RUNNING" && Date.now() < deadline) {
-        await sleep(250);
-        status = (await survivor.get(`/api/runs/details/${silent.runId}`)).body.status;
-      }
+      const status = await waitFor(
+        async () => {
+          const found: string = (await survivor.get(`/api/runs/details/${silent.runId}`)).body.status;
+          return found !== "RUNNING" && found;
+        },
+        { timeoutMs: 30_000, intervalMs: 250, what: "the silent run to be swept" },
+      );
       assert.equal(status, "FAILED", "a surviving process took the lease over and swept");
       assert.notEqual(await holderPid(), sweeperPid);
     } finally {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { once } from "node:events";
 import { after, before, describe, it } from "node:test";
 import type { ApiResponse } from "../helpers/client.js";
 import { ingest, toNdjson } from "../helpers/ingest.js";
@@ -70,11 +71,12 @@ describe("GET /api/runs/metrics in pages", () => {
     // The server runs in this process: a page built in one synchronous stretch (as before paging,
     // when 1,000 metrics × 5,000 steps held it for 21 s) would answer the health check only after it.
     const finished: string[] = [];
+    const received = once(test.server.app.server, "request");
     const page = org.client.get("/api/runs/metrics", { ...query, limit: 100 }).then((response) => {
       finished.push("page");
       return response;
     });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await received; // the page's request is in the server before the health check is sent
     const health = org.client.get("/api/health").then((response) => {
       finished.push("health");
       return response;

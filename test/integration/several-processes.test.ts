@@ -12,6 +12,7 @@ import { startServer, type RunningServer } from "../../src/server.js";
 import { DATABASE_FILE } from "../../src/store/sqlite/index.js";
 import { ApiClient } from "../helpers/client.js";
 import { makeTempDir, ManualClock, spawnServer } from "../helpers/start-server.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 /**
  * Several servers on one store (docs/architecture.md, "Several processes on one store"): here two
@@ -192,20 +193,21 @@ describe("several server processes on one data directory", () => {
         return row === undefined ? undefined : Number(row.holder.split("/")[1]);
       };
       try {
-        while (holderPid() === undefined) await sleep(100);
-        const sweeper = processes.find((p) => p.child.pid === holderPid())!;
+        const sweeperPid = await waitFor(holderPid, { what: "a process to take the sweeper lease" });
+        const sweeper = processes.find((p) => p.child.pid === sweeperPid)!;
         const survivor = processes.find((p) => p !== sweeper)!;
         sweeper.child.kill("SIGKILL");
         await sweeper.exited;
 
         const client = new ApiClient(survivor.url, key);
         const run = await client.createRun({ projectName: "crash", runName: "silent" });
-        const deadline = Date.now() + 30_000;
-        let status = "RUNNING";
-        while (status === "RUNNING" && Date.now() < deadline) {
-          await sleep(250);
-          status = (await client.get(`/api/runs/details/${run.runId}`)).body.status;
-        }
+        const status = await waitFor(
+          async () => {
+            const found: string = (await client.get(`/api/runs/details/${run.runId}`)).body.status;
+            return found !== "RUNNING" && found;
+          },
+          { timeoutMs: 30_000, intervalMs: 250, what: "the silent run to be swept" },
+        );
         assert.equal(status, "FAILED", "the surviving process took the lease over and swept");
         assert.equal(holderPid(), survivor.child.pid);
       } finally {
@@ -217,5 +219,3 @@ describe("several server processes on one data directory", () => {
     }
   });
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
+import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiClient } from "../helpers/client.js";
 import { makeTestStoreLocation, spawnServer, startTestServer, type TestServer, type TestStoreLocation } from "../helpers/start-server.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 /** A raw TCP connection to the server, recording what it answers and when it closes. */
 function openSocket(url: string): Promise<{ socket: Socket; received: () => string; closed: Promise<number> }> {
@@ -24,7 +26,7 @@ async function trickle(socket: Socket, bytes: string, everyMs: number): Promise<
   for (const byte of bytes) {
     if (socket.destroyed) return;
     socket.write(byte);
-    await sleep(everyMs);
+    await sleep(everyMs); // the slowness is the point: a client too slow for its timeout
   }
 }
 
@@ -97,7 +99,7 @@ describe("slow and idle clients", () => {
     for (let i = 0; i < chunks; i++) {
       assert.ok(!socket.destroyed, `cut after ${i} chunks`);
       socket.write(chunk);
-      await sleep(100);
+      await sleep(100); // the slowness is the point: steady progress over several body timeouts
     }
     await within(5000, "the answer", closed);
     assert.ok(performance.now() - began > 3000);
@@ -124,7 +126,7 @@ describe("slow and idle clients", () => {
     const { socket, closed, received } = await openSocket(test.url);
     socket.write(`GET ${downloadUrl.pathname}${downloadUrl.search} HTTP/1.1\r\nHost: x\r\n\r\n`);
     socket.pause(); // reads nothing: the server's writes back up
-    await sleep(3000); // three body timeouts
+    await sleep(3000); // three body timeouts: the time spent not reading is the point
     socket.resume(); // reads what the kernel holds, then sees the server's close
     await within(5000, "the end of the cut connection", closed);
     assert.ok(received().length < size, `received ${received().length} of ${size} bytes`);
@@ -132,7 +134,7 @@ describe("slow and idle clients", () => {
 
   it("keeps answering /api/health while more half-open connections than the cap are open", async () => {
     const test = await start({ "--max-connections": "50", "--headers-timeout": "60s" });
-    const sockets = [];
+    const sockets: Socket[] = [];
     for (let i = 0; i < 200; i++) {
       const { socket } = await openSocket(test.url);
       socket.write("GET /api/health HTTP/1.1\r\nHost: x\r\n"); // and never the blank line that ends the head
@@ -144,8 +146,10 @@ describe("slow and idle clients", () => {
       assert.equal(response.status, 200);
       assert.equal(await response.text(), "OK");
       console.log(`/api/health answered in ${Math.round(performance.now() - began)} ms beside 200 half-open connections`);
-      await sleep(50);
-      assert.ok(sockets.filter((socket) => socket.destroyed).length >= 150, "the oldest half-open connections were closed");
+      await waitFor(() => sockets.filter((socket) => socket.destroyed).length >= 150, {
+        timeoutMs: 5000,
+        what: "the oldest half-open connections to be closed",
+      });
     } finally {
       for (const socket of sockets) socket.destroy();
     }
@@ -154,7 +158,7 @@ describe("slow and idle clients", () => {
   it("at the cap with every connection busy, closes the slowest upload the server waits on to let a new client in", async () => {
     const test = await start({ "--max-connections": "20", "--body-timeout": "60s" });
     const run = await test.client.createRun({ projectName: "slow" });
-    const uploads = [];
+    const uploads: Awaited<ReturnType<typeof openSocket>>[] = [];
     for (let i = 0; i < 20; i++) {
       const upload = await openSocket(test.url);
       // Compliant but slow: a head, a few body bytes, then nothing within the 60 s body timeout.
@@ -165,13 +169,13 @@ describe("slow and idle clients", () => {
       uploads.push(upload);
     }
     try {
-      await sleep(1200); // past the grace a request gets before its rate counts
+      await sleep(1200); // past the grace a request gets before its rate counts: the time passing is the point
       for (let i = 0; i < 3; i++) {
         const response = await within(1000, "/api/health", fetch(`${test.url}/api/health`, { headers: { connection: "close" } }));
         assert.equal(response.status, 200);
         await response.text();
       }
-      await sleep(50);
+      await waitFor(() => uploads.some((upload) => upload.socket.destroyed), { timeoutMs: 5000, what: "a slow upload to be closed" });
       const closed = uploads.filter((upload) => upload.socket.destroyed).length;
       assert.ok(closed >= 1 && closed <= 3, `one slow upload closed per newcomer, got ${closed}`);
     } finally {
@@ -184,11 +188,12 @@ describe("slow and idle clients", () => {
     const run = await test.client.createRun({ projectName: "busy" });
     const body = '{"time":1700000000000,"step":0,"data":{"loss":1}}';
     const busy = await openSocket(test.url);
+    const reached = once(test.server.app.server, "request"); // its head is read: the request is in flight
     busy.socket.write(
       `POST /ingest/metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${test.client.key}\r\nX-Run-Id: ${run.runId}\r\n` +
         `X-Project-Name: busy\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
     );
-    await sleep(100);
+    await reached;
     for (let i = 0; i < 5; i++) {
       const response = await fetch(`${test.url}/api/health`, { headers: { connection: "close" } });
       assert.equal(response.status, 200);
@@ -209,7 +214,16 @@ describe("shutdown", () => {
   after(async () => store.remove());
 
   it("cuts a request still in flight at the shutdown timeout and exits 0", async () => {
-    const server = await spawnServer(store.dataDir, ["--shutdown-timeout", "1s", "--body-timeout", "60s", ...store.args]);
+    // At log level info the server logs each request as its head arrives ("incoming request").
+    const server = await spawnServer(store.dataDir, [
+      "--shutdown-timeout",
+      "1s",
+      "--body-timeout",
+      "60s",
+      "--log-level",
+      "info",
+      ...store.args,
+    ]);
     const key = /sw_[A-Za-z0-9_-]{43}/.exec(server.stdout())![0];
     const run = await new ApiClient(server.url, key).createRun({ projectName: "stuck" });
     const { socket, closed } = await openSocket(server.url);
@@ -217,7 +231,9 @@ describe("shutdown", () => {
       `POST /ingest/metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nX-Run-Id: ${run.runId}\r\n` +
         `X-Project-Name: stuck\r\nContent-Length: 1000\r\n\r\n{"step":`,
     );
-    await sleep(200); // the request has reached the server, and its body will never end
+    // The request has reached the server, and its body will never end.
+    const logged = (line: string) => line.includes('"incoming request"') && line.includes("/ingest/metrics");
+    await waitFor(() => server.stdout().split("\n").some(logged), { what: "the server to log the request" });
     const signalled = performance.now();
     server.child.kill("SIGTERM");
     const code = await within(5000, "exiting", server.exited);

@@ -33,7 +33,7 @@ async function slowClient(url: string, request: string, until: () => boolean): P
         for (const byte of request) {
           if (socket.destroyed || !until()) break;
           socket.write(byte);
-          await sleep(250);
+          await sleep(250); // the slowness is the point: a client that holds connections open
         }
         socket.destroy();
       });
@@ -103,7 +103,7 @@ describe("soak", () => {
           assert.equal(response.status, 200);
           await response.text();
           healthMs.push(performance.now() - began);
-          await sleep(200);
+          await sleep(200); // the sampling interval of the monitor, not a wait for anything
         }
       };
 
