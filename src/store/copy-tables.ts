@@ -186,6 +186,22 @@ export const COPY_TABLES: readonly CopyTable[] = [
 ];
 
 /** The table of this name, or undefined: table names from callers are checked here, never put into SQL as given. */
-export function copyTable(name: string): CopyTable | undefined {
-  return COPY_TABLES.find((table) => table.name === name);
+/**
+ * The table of that name, checked before any SQL is built: SQL is built only from this fixed list,
+ * so the set of statement texts stays small and no caller's string ever becomes SQL.
+ */
+export function copyTable(name: string): CopyTable {
+  const table = COPY_TABLES.find((known) => known.name === name);
+  if (!table) throw new Error(`no copyable table '${name}'`);
+  return table;
+}
+
+/** A key to continue after has one value per key column. */
+export function checkCopyKey(table: CopyTable, after: CopyValue[] | null): void {
+  if (after !== null && after.length !== table.key.length) throw new Error(`${table.name}: a key has ${table.key.length} values`);
+}
+
+/** A row to import has one value per column. */
+export function checkCopyRow(table: CopyTable, row: CopyRow): void {
+  if (row.length !== table.columns.length) throw new Error(`${table.name}: a row has ${table.columns.length} values, got ${row.length}`);
 }

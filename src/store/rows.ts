@@ -423,3 +423,9 @@ export interface LogNameRow {
 }
 
 export const toLogName = (row: LogNameRow): LogName => ({ logName: row.log_name, logType: row.log_type, logGroup: row.log_group });
+
+/** Store.getRuns: the runs in the order asked, an ID asked twice twice, IDs not found left out. */
+export function runsInOrder(runIds: number[], rows: RunRow[]): Run[] {
+  const byId = new Map(rows.map((row) => [row.id, toRun(row)]));
+  return runIds.flatMap((id) => byId.get(id) ?? []);
+}

@@ -245,6 +245,9 @@ export interface FileStore {
   deleteFile(orgId: string, fileId: number): Promise<boolean>;
 }
 
+/** The name of the URL-signing secret's row in the shared `secrets` table. */
+export const SIGNING_SECRET_NAME = "url-signing";
+
 /** State shared by every process serving this store (docs/architecture.md, "Several processes on one store"). */
 export interface SharedStateStore {
   /**

@@ -1,13 +1,5 @@
-import { copyTable, type CopyRow, type CopyTable, type CopyValue } from "../copy-tables.js";
+import { checkCopyKey, copyTable, type CopyRow, type CopyValue } from "../copy-tables.js";
 import { arrays, row, run, type Sql } from "./db.js";
-
-// SQL is built only from the fixed table list in copy-tables.ts (copyTable checks the name), so the
-// set of statement texts stays small and no caller's string ever becomes SQL.
-function tableNamed(name: string): CopyTable {
-  const table = copyTable(name);
-  if (!table) throw new Error(`no copyable table '${name}'`);
-  return table;
-}
 
 /**
  * The copy format keeps chunk points in a table of their own (`metric_chunk_points`, as SQLite
@@ -18,8 +10,8 @@ function tableNamed(name: string): CopyTable {
 const POINTS_TABLE = "metric_chunk_points";
 
 export async function exportRows(sql: Sql, name: string, after: CopyValue[] | null, limit: number): Promise<CopyRow[]> {
-  const table = tableNamed(name);
-  if (after !== null && after.length !== table.key.length) throw new Error(`${name}: a key has ${table.key.length} values`);
+  const table = copyTable(name);
+  checkCopyKey(table, after);
   const source =
     table.name === POINTS_TABLE
       ? { columns: "id AS chunk_id, points", from: "metric_chunks", key: "id" }
@@ -35,7 +27,7 @@ export async function exportRows(sql: Sql, name: string, after: CopyValue[] | nu
 }
 
 export async function importRows(sql: Sql, name: string, rows: CopyRow[]): Promise<number> {
-  const table = tableNamed(name);
+  const table = copyTable(name);
   const columns = table.columns.map(([column]) => column);
   const text =
     table.name === POINTS_TABLE
@@ -57,7 +49,7 @@ export async function importRows(sql: Sql, name: string, rows: CopyRow[]): Promi
 }
 
 export async function countRows(sql: Sql, name: string): Promise<number> {
-  const table = tableNamed(name);
+  const table = copyTable(name);
   const text =
     table.name === POINTS_TABLE
       ? "SELECT count(*) AS n FROM metric_chunks WHERE octet_length(points) > 0"

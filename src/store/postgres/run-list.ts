@@ -1,4 +1,13 @@
-import { CANDIDATE_COLUMNS, RUN_ORDER_COLUMNS, SELECT_RUN, toCandidate, toRun, type CandidateRow, type RunRow } from "../rows.js";
+import {
+  CANDIDATE_COLUMNS,
+  RUN_ORDER_COLUMNS,
+  SELECT_RUN,
+  runsInOrder,
+  toCandidate,
+  toRun,
+  type CandidateRow,
+  type RunRow,
+} from "../rows.js";
 import type { Run, RunCandidate, RunListQuery, RunNarrowing } from "../store.js";
 import { arrays, row, rows, type Sql } from "./db.js";
 
@@ -57,6 +66,5 @@ export async function listRunCandidates(sql: Sql, orgId: string, projectId: numb
 /** Runs of the organization by ID, in the order asked; unknown IDs are left out. */
 export async function getRuns(sql: Sql, orgId: string, runIds: number[]): Promise<Run[]> {
   const found = await rows<RunRow>(sql, `${SELECT_RUN} WHERE r.org_id = $1 AND r.id = ANY($2::bigint[])`, [orgId, runIds]);
-  const byId = new Map(found.map((row) => [row.id, toRun(row)]));
-  return runIds.flatMap((id) => byId.get(id) ?? []);
+  return runsInOrder(runIds, found);
 }

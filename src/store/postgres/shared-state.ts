@@ -1,15 +1,14 @@
+import { SIGNING_SECRET_NAME } from "../store.js";
 import { row, run, type Sql } from "./db.js";
-
-const SIGNING_SECRET = "url-signing";
 
 /** Inserts the candidate unless a secret exists, then reads the one stored: the first writer wins. */
 export async function getOrCreateSigningSecret(sql: Sql, candidate: Uint8Array, now: number): Promise<Buffer> {
   await run(sql, "INSERT INTO secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING", [
-    SIGNING_SECRET,
+    SIGNING_SECRET_NAME,
     Buffer.from(candidate),
     now,
   ]);
-  return (await row<{ value: Buffer }>(sql, "SELECT value FROM secrets WHERE name = $1", [SIGNING_SECRET]))!.value;
+  return (await row<{ value: Buffer }>(sql, "SELECT value FROM secrets WHERE name = $1", [SIGNING_SECRET_NAME]))!.value;
 }
 
 /** One statement: insert, or take over when expired or ours; a lease held by another live holder is left alone. */

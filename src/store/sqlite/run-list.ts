@@ -1,4 +1,13 @@
-import { CANDIDATE_COLUMNS, RUN_ORDER_COLUMNS, SELECT_RUN, toCandidate, toRun, type CandidateRow, type RunRow } from "../rows.js";
+import {
+  CANDIDATE_COLUMNS,
+  RUN_ORDER_COLUMNS,
+  SELECT_RUN,
+  runsInOrder,
+  toCandidate,
+  toRun,
+  type CandidateRow,
+  type RunRow,
+} from "../rows.js";
 import type { Run, RunCandidate, RunListQuery, RunNarrowing } from "../store.js";
 import type { Statements } from "./statements.js";
 
@@ -61,6 +70,5 @@ export function getRuns(s: Statements, orgId: string, runIds: number[]): Run[] {
   const rows = s
     .get(`${SELECT_RUN} WHERE r.org_id = ? AND r.id IN (SELECT value FROM json_each(?))`)
     .all(orgId, JSON.stringify(runIds)) as RunRow[];
-  const byId = new Map(rows.map((row) => [row.id, toRun(row)]));
-  return runIds.flatMap((id) => byId.get(id) ?? []);
+  return runsInOrder(runIds, rows);
 }

@@ -1,15 +1,14 @@
+import { SIGNING_SECRET_NAME } from "../store.js";
 import type { Statements } from "./statements.js";
-
-const SIGNING_SECRET = "url-signing";
 
 /** Inserts the candidate unless a secret exists, then reads the one stored: the first writer wins. */
 export function getOrCreateSigningSecret(s: Statements, candidate: Uint8Array, now: number): Buffer {
   s.get("INSERT INTO secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING").run(
-    SIGNING_SECRET,
+    SIGNING_SECRET_NAME,
     Buffer.from(candidate),
     now,
   );
-  return (s.get("SELECT value FROM secrets WHERE name = ?").get(SIGNING_SECRET) as { value: Buffer }).value;
+  return (s.get("SELECT value FROM secrets WHERE name = ?").get(SIGNING_SECRET_NAME) as { value: Buffer }).value;
 }
 
 /** One statement: insert, or take over when expired or ours; a lease held by another live holder is left alone. */
