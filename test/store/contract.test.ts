@@ -2,19 +2,23 @@ import { after, before, describe } from "node:test";
 import type { Store } from "../../src/store/store.js";
 import { accountContract } from "./contract/accounts.js";
 import { BACKENDS } from "./contract/backends.js";
-import { concurrencyContract } from "./contract/concurrency.js";
-import { consoleAndDataContract } from "./contract/console-and-data.js";
 import { copyContract } from "./contract/copy.js";
-import { fileAndListContract } from "./contract/files-and-lists.js";
+import { fileContract } from "./contract/files.js";
 import { isolationContract } from "./contract/isolation.js";
+import { logContract } from "./contract/logs.js";
+import { metricContract } from "./contract/metrics.js";
 import { mlflowContract } from "./contract/mlflow.js";
+import { projectContract } from "./contract/projects.js";
 import { runContract } from "./contract/runs.js";
-import { runStateContract } from "./contract/run-state.js";
 import { sharedStateContract } from "./contract/shared-state.js";
 
 /**
- * The Store contract (src/store/store.ts), run unchanged against every backend in BACKENDS.
- * Each backend gets one fresh store; each test makes its own organizations in it.
+ * The Store contract (src/store/store.ts), run unchanged against every backend in BACKENDS: one suite
+ * per interface in test/store/contract/<interface>.ts, plus organization isolation across them. Each
+ * suite's parameter names the interface it tests and the ones it needs as fixtures, so a backend of
+ * one aggregate alone (composed with another backend for the rest) can run exactly its suite. Each
+ * interface's many-writer tests are in its suite. Each backend gets one fresh store; each test makes
+ * its own organizations in it.
  */
 for (const backend of BACKENDS) {
   describe(`Store contract: ${backend.name}`, () => {
@@ -25,16 +29,16 @@ for (const backend of BACKENDS) {
     after(async () => opened.destroy());
     const store = (): Store => opened.store;
 
-    describe("organizations, users and API keys", () => accountContract(store));
-    describe("organization isolation", () => isolationContract(store));
-    describe("runs and projects", () => runContract(store));
-    describe("status, attributes and heartbeats", () => runStateContract(store));
-    describe("files and run lists", () => fileAndListContract(store));
-    describe("console lines and data rows", () => consoleAndDataContract(store));
-    describe("MLflow's protocol", () => mlflowContract(store));
-    describe("many writers at once", () => concurrencyContract(store));
+    describe("AccountStore: organizations, users and API keys", () => accountContract(store));
+    describe("ProjectStore: projects", () => projectContract(store));
+    describe("RunStore: lifecycle, status, attributes, log names, alerts, heartbeats", () => runContract(store));
+    describe("MetricStore: metric points, summaries and lineage", () => metricContract(store));
+    describe("LogStore: console lines and data rows", () => logContract(store));
+    describe("FileStore: file records", () => fileContract(store));
+    describe("MlflowStore: MLflow's protocol", () => mlflowContract(store));
+    describe("organization isolation, across the interfaces", () => isolationContract(store));
     // These open stores of their own: they need empty ones, or two.
-    describe("state shared by processes", () => sharedStateContract(backend));
-    describe("bulk copy", () => copyContract(backend));
+    describe("SharedStateStore: state shared by processes", () => sharedStateContract(backend));
+    describe("CopyStore: bulk copy", () => copyContract(backend));
   });
 }

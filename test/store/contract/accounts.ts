@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import type { Store } from "../../../src/store/store.js";
+import type { AccountStore } from "../../../src/store/store.js";
 import { newOrg, rejectsWith, T0 } from "./backends.js";
 
 let hashes = 0;
 const newHash = () => (++hashes).toString(16).padStart(64, "0");
 
-/** Organizations, users and API keys. */
-export function accountContract(store: () => Store): void {
+/** AccountStore: organizations, users and API keys. No fixtures. */
+export function accountContract(store: () => AccountStore): void {
   it("creates organizations with unique slugs and finds them by slug", async () => {
     const s = store();
     const org = await s.createOrganization("acme-contract", T0);

@@ -1,14 +1,18 @@
 import { rmSync } from "node:fs";
 import { PostgresStore } from "../../../src/store/postgres/index.js";
 import { SqliteStore } from "../../../src/store/sqlite/index.js";
-import type { Actor, CreateRunInput, Store } from "../../../src/store/store.js";
+import type { AccountStore, Actor, CreateRunInput, RunStore, Store } from "../../../src/store/store.js";
 import { createTestDatabase } from "../../helpers/postgres.js";
 import { makeTempDir } from "../../helpers/start-server.js";
 
+/** Opens a fresh, empty store with at least the interfaces S, and removes it afterwards. */
+export interface StoreOpener<S> {
+  open(): Promise<{ store: S; destroy(): Promise<void> }>;
+}
+
 /** A store backend under test: opens a fresh, empty store and removes it afterwards. */
-export interface Backend {
+export interface Backend extends StoreOpener<Store> {
   name: string;
-  open(): Promise<{ store: Store; destroy(): Promise<void> }>;
 }
 
 /**
@@ -52,13 +56,27 @@ export const ACTOR: Actor = { userId: "user-1", apiKeyId: "key-1" };
 
 let counter = 0;
 /** A fresh organization per test, so tests share a store but never data. */
-export async function newOrg(store: Store): Promise<string> {
+export async function newOrg(store: AccountStore): Promise<string> {
   return (await store.createOrganization(`org-${++counter}-${Math.random().toString(36).slice(2, 8)}`, T0)).id;
 }
 
 export function runInput(overrides: Partial<CreateRunInput> = {}): CreateRunInput {
   return { projectName: "project", name: "run", tags: [], now: T0, ...overrides };
 }
+
+/** A run in a fresh organization. */
+export async function newRun(s: AccountStore & RunStore, overrides: Partial<CreateRunInput> = {}) {
+  const orgId = await newOrg(s);
+  const { run } = await s.createRun(orgId, runInput(overrides), ACTOR);
+  return { orgId, runId: run.id };
+}
+
+/**
+ * How many writers the many-writer tests send at once (docs/architecture.md, "PostgreSQL: many
+ * writers"). On SQLite the calls run one after the other; on PostgreSQL each runs on its own pooled
+ * connection, at the same time, so every read-then-write must be guarded by the database.
+ */
+export const WRITERS = 32;
 
 /** Asserts that the promise rejects with a DomainError of this code (the contract's way to report rule violations). */
 export async function rejectsWith(promise: Promise<unknown>, code: string): Promise<void> {

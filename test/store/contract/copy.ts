@@ -4,7 +4,7 @@ import { it } from "node:test";
 import { copyStore, nonEmptyTables } from "../../../src/services/copy-store.js";
 import { COPY_TABLES, type CopyRow } from "../../../src/store/copy-tables.js";
 import type { Store } from "../../../src/store/store.js";
-import { ACTOR, runInput, T0, type Backend } from "./backends.js";
+import { ACTOR, runInput, T0, type StoreOpener } from "./backends.js";
 
 /**
  * A store with a row in every copyable table: two organizations, keys (one revoked), a run with
@@ -67,8 +67,11 @@ async function allRows(s: Store, table: string): Promise<CopyRow[]> {
   return s.exportRows(table, null, 1_000_000);
 }
 
-/** exportRows / importRows / countRows, and the copy built on them (src/services/copy-store.ts). */
-export function copyContract(backend: Backend): void {
+/**
+ * CopyStore: exportRows / importRows / countRows, and the copy built on them (src/services/copy-store.ts).
+ * Opens empty stores of its own, two at once; they are whole stores, since a copy fills and reads every table.
+ */
+export function copyContract(backend: StoreOpener<Store>): void {
   it("copies every table whole, in small batches, into an empty store that then reads the same", async () => {
     const source = await backend.open();
     const target = await backend.open();

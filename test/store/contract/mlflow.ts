@@ -1,11 +1,15 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { DomainError } from "../../../src/domain/errors.js";
-import type { Store } from "../../../src/store/store.js";
+import type { AccountStore, MlflowStore, ProjectStore, RunStore } from "../../../src/store/store.js";
 import { ACTOR, newOrg, runInput, T0 } from "./backends.js";
 
-/** What MLflow's protocol stores beside Stepwise's fields: run IDs, key-value tags, lifecycle, projects made empty. */
-export function mlflowContract(store: () => Store): void {
+/**
+ * MlflowStore: what MLflow's protocol stores beside Stepwise's fields: run IDs, key-value tags,
+ * lifecycle, projects made empty. Fixtures: runs (RunStore) and projects (ProjectStore) in
+ * organizations (AccountStore).
+ */
+export function mlflowContract(store: () => MlflowStore & ProjectStore & RunStore & AccountStore): void {
   it("gives every run a stable 32-hex MLflow run ID, found only in its organization", async () => {
     const s = store();
     const orgId = await newOrg(s);
@@ -106,20 +110,5 @@ export function mlflowContract(store: () => Store): void {
       ],
     );
     assert.deepEqual(await s.listMlflowCandidates(await newOrg(s), a.projectId), []);
-  });
-
-  it("deletes a file record in its organization only", async () => {
-    const s = store();
-    const orgId = await newOrg(s);
-    const { run } = await s.createRun(orgId, runInput(), ACTOR);
-    const [file] = (await s.registerFiles(
-      orgId,
-      run.id,
-      [{ logName: "artifacts", fileName: "a.txt", fileType: "txt", fileSize: 1, time: T0, step: 0 }],
-      T0,
-    ))!;
-    assert.equal(await s.deleteFile(await newOrg(s), file!.id), false);
-    assert.equal(await s.deleteFile(orgId, file!.id), true);
-    assert.equal(await s.getFile(file!.id), undefined);
   });
 }

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { it } from "node:test";
-import { T0, type Backend } from "./backends.js";
+import type { SharedStateStore } from "../../../src/store/store.js";
+import { T0, type StoreOpener } from "./backends.js";
 
-/** The signing secret and leases: what several processes on one store share. */
-export function sharedStateContract(backend: Backend): void {
+/** SharedStateStore: the signing secret and leases, what several processes on one store share. Opens empty stores of its own. */
+export function sharedStateContract(backend: StoreOpener<SharedStateStore>): void {
   it("stores the first signing secret offered and gives it to every later caller", async () => {
     const { store, destroy } = await backend.open();
     try {

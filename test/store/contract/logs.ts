@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { compareConsoleLines } from "../../../src/domain/console-logs.js";
-import type { ConsoleLine, ConsoleLineQuery, DataRow, Store } from "../../../src/store/store.js";
+import type { AccountStore, ConsoleLine, ConsoleLineQuery, DataRow, LogStore, RunStore } from "../../../src/store/store.js";
 import { ACTOR, newOrg, runInput, T0 } from "./backends.js";
 
 const line = (lineNumber: number, time: number, message: string, logType: ConsoleLine["logType"] = "INFO"): ConsoleLine => ({
@@ -24,8 +24,11 @@ async function allPages<T>(read: (offset: number) => Promise<{ items: T[]; nextO
   return pages;
 }
 
-/** Console lines keyed (run, logType, lineNumber, time), and paging by count and bytes of lines and data rows. */
-export function consoleAndDataContract(store: () => Store): void {
+/**
+ * LogStore: console lines keyed (run, logType, lineNumber, time), and paging by count and bytes of
+ * lines and data rows. Fixtures: runs (RunStore) in organizations (AccountStore).
+ */
+export function logContract(store: () => LogStore & RunStore & AccountStore): void {
   async function newRun() {
     const s = store();
     const orgId = await newOrg(s);
@@ -107,5 +110,27 @@ export function consoleAndDataContract(store: () => Store): void {
       utf8.map((page) => page.length),
       [1, 1],
     );
+  });
+
+  // Many writers at once (WRITERS, backends.ts).
+  it("counts console lines exactly when writers send and re-send batches at once", async () => {
+    const s = store();
+    const orgId = await newOrg(s);
+    const { run } = await s.createRun(orgId, runInput(), ACTOR);
+    const line = (n: number) => ({ time: T0 + n, message: `line ${n}`, lineNumber: n, logType: "INFO" as const, step: null });
+    // Every batch is sent twice by different writers: 8 distinct batches of 25 lines.
+    await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        s.appendConsoleLines(
+          orgId,
+          run.id,
+          Array.from({ length: 25 }, (_, k) => line((i % 8) * 25 + k)),
+          T0,
+        ),
+      ),
+    );
+    const page = await s.listConsoleLines(orgId, run.id, { offset: 0, limit: 1000, maxBytes: 1 << 20 });
+    assert.equal(page.total, 200);
+    assert.equal(page.items.length, 200);
   });
 }
