@@ -135,13 +135,14 @@ export interface Backend<C> {
 
 /** The Store of a backend: each method its function or workflow, run as TRANSACTIONS says. */
 export function composeStore<C>(backend: Backend<C>): Store {
+  type AnyWorkflow = (...args: unknown[]) => Workflow<unknown, Operations>;
+  const workflows = new Map(Object.entries(WORKFLOWS) as [string, AnyWorkflow][]);
+  const functions = new Map(Object.entries(backend.functions) as [string, (ctx: C, ...args: unknown[]) => unknown][]);
   const methods = new Map<string, unknown>();
   for (const [name, kind] of Object.entries(TRANSACTIONS)) {
     const run = kind === "transaction" ? backend.transaction.bind(backend) : backend.statement.bind(backend);
-    const workflow = Object.hasOwn(WORKFLOWS, name)
-      ? (WORKFLOWS[name as keyof typeof WORKFLOWS] as (...args: unknown[]) => Workflow<unknown, Operations>)
-      : undefined;
-    const fn = workflow ? undefined : (backend.functions[name as BackendMethod] as (ctx: C, ...args: unknown[]) => unknown);
+    const workflow = workflows.get(name);
+    const fn = functions.get(name);
     methods.set(
       name,
       workflow
