@@ -2,11 +2,10 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance } from "fastify";
-import type { BlobStore } from "./blobs/blob-store.js";
-import type { Config } from "./config.js";
 import { checkClientJson } from "./domain/json-text.js";
-import type { Clock } from "./domain/time.js";
 import { authenticate } from "./http/auth.js";
+import { DEFAULT_BODY_LIMIT } from "./http/body-limits.js";
+import type { AppDeps } from "./http/deps.js";
 import { connectionsCheckingInterval, limitConnections } from "./http/connection-limits.js";
 import { errorHandler, notFoundHandler } from "./http/errors.js";
 import { fileRoutes, signedFileRoutes } from "./http/routes/files.js";
@@ -23,19 +22,8 @@ import { runWriteRoutes } from "./http/routes/runs.js";
 import { FieldFilterTerm, RunFilterGrammar } from "./http/schemas/run-list.js";
 import { rejectIllFormedText, rejectNonFiniteNumbers, requestIdOf, requestLogFields } from "./http/request-guards.js";
 import { webUiRoutes } from "./http/web-ui.js";
-import type { Store } from "./store/store.js";
 
-export interface AppDeps {
-  config: Config;
-  store: Store;
-  clock: Clock;
-  blobs: BlobStore;
-  /** HMAC secret of signed file URLs (files/signing-secret.ts). */
-  signingSecret: Buffer;
-}
-
-/** 1 MiB outside the ingest routes (docs/semantics.md, Ingest wire format: sizes): run writes are small; a larger body is a mistake. */
-const DEFAULT_BODY_LIMIT = 1024 * 1024;
+export type { AppDeps };
 
 /** Builds the whole HTTP application from its dependencies; never listens (main and tests do). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Readable } from "node:stream";
 import { Type } from "typebox";
-import type { AppDeps } from "../../app.js";
+import { INGEST_BODY_LIMIT } from "../body-limits.js";
+import type { AppDeps } from "../deps.js";
 import { type BlobRef, BlobTooLargeError, type DirectBlobUrls } from "../../blobs/blob-store.js";
 import { DomainError, invalidInput, runNotFound } from "../../domain/errors.js";
 import { checkFileName, contentDispositionOf, contentTypeOfFile } from "../../domain/files.js";
@@ -30,7 +31,6 @@ import {
   SignedFileParams,
 } from "../schemas/files.js";
 import { baseUrl, downloadUrl, uploadUrl } from "../urls.js";
-import { INGEST_BODY_LIMIT } from "./ingest.js";
 
 /** Bytes of a file live in the blob store under its organization, project, run and ID, never under a client-chosen name. */
 const blobRef = (file: StoredFile): BlobRef => ({ orgId: file.orgId, projectId: file.projectId, runId: file.runId, fileId: file.id });

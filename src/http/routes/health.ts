@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { statfs } from "node:fs/promises";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../deps.js";
 import { lowDiskSpace, storeUnavailability, type Unavailability } from "../../store/unavailable.js";
 import { sendUnavailable } from "../errors.js";
 

@@ -1,17 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../deps.js";
+import { INGEST_BODY_LIMIT, LARGE_BODIES_BUDGET } from "../body-limits.js";
 import { runNotFound } from "../../domain/errors.js";
 import { decodeConsoleLines, decodeDataRows, decodeMetrics } from "../../ingest/decode.js";
 import { admitLargeBodies, LargeBodyBudget } from "../large-bodies.js";
 import { appendConsoleLinesInSlices, appendDataRowsInSlices, appendMetricsInSlices } from "../../services/ingest.js";
 import { resolveIngestRun } from "../ingest-target.js";
 import { ErrorResponse, STANDARD_ERRORS } from "../schemas/common.js";
-
-/** 64 MiB per ingest request (docs/semantics.md, Ingest wire format: sizes): ~2M points in one body, far above what any client batches. */
-export const INGEST_BODY_LIMIT = 64 * 1024 * 1024;
-/** Bytes of large ingest bodies a process takes at once (http/large-bodies.ts): two at the limit. */
-export const LARGE_BODIES_BUDGET = 2 * INGEST_BODY_LIMIT;
 
 const headers = Type.Object({
   "x-run-id": Type.String({ pattern: "^\\s*\\d+\\s*$", description: "Numeric run ID." }),

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../deps.js";
 import { READ_PAGE_BYTES } from "../../domain/paging.js";
 import { toIso } from "../../domain/time.js";
 import { getRunInProject } from "../../services/run-lookup.js";

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Readable } from "node:stream";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../deps.js";
 import { invalidInput, projectNotFound } from "../../domain/errors.js";
 import { logGroupOf } from "../../domain/log-names.js";
 import { BATCH_MAX_POINTS, batchTooLarge, sampleLimitOf } from "../../domain/metric-batch.js";

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../deps.js";
 import { toIso } from "../../domain/time.js";
 import { STANDARD_ERRORS } from "../schemas/common.js";
 import { ProjectsResponse, SlugResponse, ValidateKeyResponse } from "../schemas/projects.js";

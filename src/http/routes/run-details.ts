@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { Static } from "typebox";
 import { invalidInput, runNotFound } from "../../domain/errors.js";
 import { decodeRunId } from "../../domain/ids.js";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../deps.js";
 import { getRunByDisplayId } from "../../services/run-lookup.js";
 import { toAlert, toRunDetails, toStatusEvent } from "../presenters.js";
 import { RunIdQuery, STANDARD_ERRORS } from "../schemas/common.js";

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../deps.js";
 import { projectNotFound } from "../../domain/errors.js";
 import { toIso, toIsoOrNull } from "../../domain/time.js";
 import { listProjectRuns } from "../../services/run-list.js";

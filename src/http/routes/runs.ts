@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { invalidInput, runNotFound } from "../../domain/errors.js";
 import { parseJsonText } from "../../domain/json-text.js";
 import type { Json } from "../../domain/merge.js";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../deps.js";
 import { resolveRunReference } from "../../services/run-lookup.js";
 import type { CreateRunInput } from "../../store/store.js";
 import { actorOf } from "../auth.js";

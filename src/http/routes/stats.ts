@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../deps.js";
 import { invalidInput, projectNotFound } from "../../domain/errors.js";
 import { leaderboardEntry, rankRuns } from "../../domain/leaderboard.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { Readable } from "node:stream";
-import type { AppDeps } from "../../../app.js";
+import type { AppDeps } from "../../deps.js";
 import { UploadRecorder } from "../../../services/file-uploads.js";
 import { BlobTooLargeError, type BlobRef } from "../../../blobs/blob-store.js";
 import { DomainError } from "../../../domain/errors.js";

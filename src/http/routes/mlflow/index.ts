@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { AppDeps } from "../../../app.js";
+import type { AppDeps } from "../../deps.js";
 import { MlflowError } from "../../../domain/mlflow/errors.js";
 import { artifactRoutes } from "./artifacts.js";
 import { mlflowErrorHandler } from "./common.js";

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { AppDeps } from "../../../app.js";
+import type { AppDeps } from "../../deps.js";
 import { orderByStep } from "../../../ingest/decode.js";
 import { doesNotExist, invalidParameter, MlflowError } from "../../../domain/mlflow/errors.js";
 import {
