@@ -1,6 +1,5 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { DomainError, type ErrorCode } from "../../../domain/errors.js";
-import { MlflowError, type MlflowErrorCode } from "../../../domain/mlflow/errors.js";
+import type { FastifyRequest } from "fastify";
+import { MlflowError } from "../../../domain/mlflow/errors.js";
 import {
   artifactUri,
   metricValueJson,
@@ -14,63 +13,6 @@ import { isTerminal } from "../../../domain/status.js";
 import { checkClientJson } from "../../../domain/json-text.js";
 import type { LatestMetric } from "../../../services/mlflow.js";
 import type { Project, Run } from "../../../store/store.js";
-import { storeUnavailability } from "../../../store/unavailable.js";
-
-/** Stepwise's error codes as MLflow's, so the real client raises what its users catch. */
-const FROM_DOMAIN = new Map<ErrorCode, MlflowErrorCode>([
-  ["INVALID_INPUT", "INVALID_PARAMETER_VALUE"],
-  ["RUN_NOT_FOUND", "RESOURCE_DOES_NOT_EXIST"],
-  ["PROJECT_NOT_FOUND", "RESOURCE_DOES_NOT_EXIST"],
-  ["NOT_FOUND", "RESOURCE_DOES_NOT_EXIST"],
-  ["AMBIGUOUS_DISPLAY_ID", "INVALID_PARAMETER_VALUE"],
-  ["CONFLICT", "RESOURCE_ALREADY_EXISTS"],
-  ["MISSING_API_KEY", "UNAUTHENTICATED"],
-  ["INVALID_API_KEY", "UNAUTHENTICATED"],
-  ["EXPIRED_API_KEY", "UNAUTHENTICATED"],
-  ["REVOKED_API_KEY", "UNAUTHENTICATED"],
-  ["FORBIDDEN", "PERMISSION_DENIED"],
-  ["PAYLOAD_TOO_LARGE", "INVALID_PARAMETER_VALUE"],
-  ["UNSUPPORTED_MEDIA_TYPE", "BAD_REQUEST"],
-  ["STORE_UNAVAILABLE", "TEMPORARILY_UNAVAILABLE"],
-]);
-
-function send(reply: FastifyReply, status: number, errorCode: string, message: string): void {
-  reply.status(status).send({ error_code: errorCode, message });
-}
-
-/** MLflow's error body `{error_code, message}` with MLflow's status codes, for every error under its prefixes. */
-export function mlflowErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  if (error instanceof MlflowError) {
-    send(reply, error.status, error.errorCode, error.message);
-    return;
-  }
-  if (error instanceof DomainError) {
-    const code = FROM_DOMAIN.get(error.code) ?? "INTERNAL_ERROR";
-    const status = error.code === "PAYLOAD_TOO_LARGE" ? 413 : (new MlflowError(code, "").status ?? 500);
-    send(reply, status, code, error.message);
-    return;
-  }
-  const unavailable = storeUnavailability(error);
-  if (unavailable) {
-    reply.header("retry-after", String(unavailable.retryAfterSeconds));
-    send(reply, 503, "TEMPORARILY_UNAVAILABLE", unavailable.message);
-    return;
-  }
-  if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
-    send(reply, 413, "INVALID_PARAMETER_VALUE", "request body is too large");
-    return;
-  }
-  if (error.validation) {
-    send(reply, 400, "INVALID_PARAMETER_VALUE", error.message);
-    return;
-  }
-  if (error instanceof SyntaxError || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
-    send(reply, error.statusCode ?? 400, "BAD_REQUEST", error.message);
-    return;
-  }
-  request.log.error({ err: error }, "unexpected error");
-  send(reply, 500, "INTERNAL_ERROR", `internal error (request id ${request.id})`);
-}
 
 /**
  * A request's fields: the query of a GET, the JSON body otherwise (MLflow's client sends both ways).

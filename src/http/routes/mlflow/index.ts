@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { AppDeps } from "../../deps.js";
 import { MlflowError } from "../../../domain/mlflow/errors.js";
+import { mlflowErrorHandler } from "../../errors.js";
 import { artifactRoutes } from "./artifacts.js";
-import { mlflowErrorHandler } from "./common.js";
 import { trackingRoutes } from "./tracking.js";
 
 /** Where MLflow's client finds the tracking API and the artifact proxy: under /api and /ajax-api, as on MLflow's server. */
