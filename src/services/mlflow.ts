@@ -5,8 +5,8 @@ import { artifactUri, LIMITS, paramsOf, runsWithinMetricBudget, toMlflowStatus, 
 import {
   compareKeys,
   compileClause,
-  decodePageToken,
-  encodePageToken,
+  decodeSearchToken,
+  encodeSearchToken,
   parseFilter,
   parseOrderBy,
   type Clause,
@@ -171,7 +171,7 @@ export async function searchRuns(store: Store, orgId: string, request: SearchReq
   const terms = parseOrderBy(request.orderBy);
   if (!Number.isSafeInteger(request.maxResults) || request.maxResults < 1 || request.maxResults > LIMITS.maxResults)
     throw invalidParameter(`Invalid value ${request.maxResults} for parameter 'max_results': it must be at most ${LIMITS.maxResults}`);
-  const after = decodePageToken(request.pageToken, terms.length + 2);
+  const after = decodeSearchToken(request.pageToken, terms.length + 2);
   // As MLflow's server: an experiment named twice is searched once, and each run is listed once.
   const experimentIds = new Set(request.experimentIds);
   if (experimentIds.size > LIMITS.searchExperiments)
@@ -226,7 +226,7 @@ export async function searchRuns(store: Store, orgId: string, request: SearchReq
     page.map((m) => m.candidate.id),
   );
   const more = start + page.length < matched.length;
-  return { runs, nextPageToken: more ? encodePageToken(page.at(-1)!.key) : undefined };
+  return { runs, nextPageToken: more ? encodeSearchToken(page.at(-1)!.key) : undefined };
 }
 
 function viewTypeMatches(candidate: MlflowCandidate, viewType: ViewType): boolean {

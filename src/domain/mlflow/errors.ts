@@ -1,3 +1,5 @@
+import { DomainError } from "../errors.js";
+
 /** The error codes of MLflow's error body `{error_code, message}`. */
 export type MlflowErrorCode =
   | "INVALID_PARAMETER_VALUE"
@@ -44,6 +46,15 @@ export class MlflowError extends Error {
 
   get status(): number {
     return MLFLOW_ERROR_STATUS[this.errorCode];
+  }
+}
+
+/** Runs a Stepwise rule in MLflow's words: its INVALID_INPUT is MLflow's INVALID_PARAMETER_VALUE, with the same message. */
+export function inMlflowTerms<T>(rule: () => T): T {
+  try {
+    return rule();
+  } catch (error) {
+    throw error instanceof DomainError && error.code === "INVALID_INPUT" ? invalidParameter(error.message) : error;
   }
 }
 

@@ -28,6 +28,7 @@ import {
 } from "../../../domain/mlflow/search.js";
 import { DomainError } from "../../../domain/errors.js";
 import { NAME_LIMITS } from "../../../domain/names.js";
+import { encodePageToken, pageTokenCount } from "../../../domain/page-token.js";
 import { checkClientJson } from "../../../domain/json-text.js";
 import {
   checkActive,
@@ -160,7 +161,8 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       const clauses = parseFilter(optionalString(fields, "filter"), EXPERIMENT_ATTRIBUTES);
       const terms = parseOrderBy(listOf(fields, "order_by").map(String), EXPERIMENT_ATTRIBUTES);
       const viewType = viewTypeOf(optionalString(fields, "view_type"));
-      const offset = pageOffset(optionalString(fields, "page_token"));
+      const token = optionalString(fields, "page_token");
+      const offset = token ? pageTokenCount(token, "offset") : 0;
       const tests = clauses.map((clause) => ({ clause, test: compileClause(clause) }));
       const experimentValue = (project: Project, entity: string, key: string): string | number | undefined => {
         if (entity === "tag") return new Map(project.mlflowTags).get(key);
@@ -190,8 +192,7 @@ export function trackingRoutes({ store, clock }: AppDeps) {
         return 0;
       });
       const page = projects.slice(offset, offset + maxResults);
-      const nextToken =
-        offset + maxResults < projects.length ? Buffer.from(JSON.stringify({ offset: offset + maxResults })).toString("base64") : undefined;
+      const nextToken = offset + maxResults < projects.length ? encodePageToken({ offset: offset + maxResults }) : undefined;
       return { experiments: page.map(experimentJson), ...(nextToken ? { next_page_token: nextToken } : {}) };
     });
 
@@ -515,11 +516,10 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       const key = requiredString(fields, "metric_key");
       const maxResults = maxResultsOf(fields, "max_results", LIMITS.historyMaxResults, LIMITS.historyMaxResults);
       const token = optionalString(fields, "page_token");
-      const from = token ? historyToken(token) : 0;
+      const from = token ? pageTokenCount(token, "step") : 0;
       const points = await store.readMetricPoints(orgId, run.id, key, from, Number.MAX_SAFE_INTEGER, maxResults + 1);
       const page = points.slice(0, maxResults);
-      const next =
-        points.length > maxResults ? Buffer.from(JSON.stringify({ step: points[maxResults]!.step })).toString("base64") : undefined;
+      const next = points.length > maxResults ? encodePageToken({ step: points[maxResults]!.step }) : undefined;
       return {
         metrics: page.map((p) => ({ key, value: metricValueJson(p.value), timestamp: p.time, step: p.step })),
         ...(next ? { next_page_token: next } : {}),
@@ -552,27 +552,4 @@ export function trackingRoutes({ store, clock }: AppDeps) {
       return { models: [] };
     });
   };
-}
-
-function pageOffset(token: string | undefined): number {
-  if (!token) return 0;
-  let offset: unknown;
-  try {
-    offset = (JSON.parse(Buffer.from(token, "base64").toString("utf8")) as { offset?: unknown }).offset;
-  } catch {
-    throw invalidParameter("Invalid page token, could not base64-decode");
-  }
-  if (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0) throw invalidParameter("Invalid page token");
-  return offset;
-}
-
-function historyToken(token: string): number {
-  let step: unknown;
-  try {
-    step = (JSON.parse(Buffer.from(token, "base64").toString("utf8")) as { step?: unknown }).step;
-  } catch {
-    throw invalidParameter("Invalid page token, could not base64-decode");
-  }
-  if (typeof step !== "number" || !Number.isSafeInteger(step) || step < 0) throw invalidParameter("Invalid page token");
-  return step;
 }
