@@ -1,14 +1,12 @@
-import type { BlobStore } from "../blobs/blob-store.js";
-import type { Config } from "../config.js";
-import type { Clock } from "../domain/time.js";
-import type { Store } from "../store/store.js";
+import type { ServiceDeps, Services } from "../services/services.js";
 
-/** What the HTTP application is built from (src/app.ts); every route plugin takes these. */
-export interface AppDeps {
-  config: Config;
-  store: Store;
-  clock: Clock;
-  blobs: BlobStore;
+/** What the HTTP application is built from (src/app.ts). */
+export interface AppDeps extends ServiceDeps {
   /** HMAC secret of signed file URLs (files/signing-secret.ts). */
   signingSecret: Buffer;
+}
+
+/** What every route plugin takes: the application's dependencies and the services built from them once. */
+export interface RouteDeps extends AppDeps {
+  services: Services;
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import type { AppDeps } from "../deps.js";
+import type { RouteDeps } from "../deps.js";
 import { INGEST_BODY_LIMIT, LARGE_BODIES_BUDGET } from "../body-limits.js";
 import { runNotFound } from "../../domain/errors.js";
 import { decodeConsoleLines, decodeDataRows, decodeMetrics } from "../../ingest/decode.js";
@@ -25,7 +25,7 @@ const schema = (description: string, example: object) => ({
  * The NDJSON ingest routes. A body is decoded and validated whole before anything is stored,
  * then stored in one transaction; the 200 comes after the commit, so an acknowledged point is on disk.
  */
-export function ingestRoutes({ store, clock }: AppDeps): FastifyPluginAsyncTypebox {
+export function ingestRoutes({ store, clock }: RouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     // Clients send application/x-ndjson, text/plain, nothing, or even malformed types: every body is
     // read as NDJSON text here, whatever the header says, so the type is normalized before parsing.

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Readable } from "node:stream";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import type { AppDeps } from "../deps.js";
+import type { RouteDeps } from "../deps.js";
 import { invalidInput, projectNotFound } from "../../domain/errors.js";
 import { logGroupOf } from "../../domain/log-names.js";
 import { BATCH_MAX_POINTS, batchTooLarge, sampleLimitOf } from "../../domain/metric-batch.js";
@@ -29,7 +29,7 @@ function stepWindow(stepMin: number | undefined, stepMax: number | undefined): [
 }
 
 /** Reads of metric points: sampled series for charts, and raw rows for scripts. */
-export function metricRoutes({ store }: AppDeps): FastifyPluginAsyncTypebox {
+export function metricRoutes({ store }: RouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       "/api/runs/metrics",

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { invalidInput, runNotFound } from "../../domain/errors.js";
 import { parseJsonText } from "../../domain/json-text.js";
 import type { Json } from "../../domain/merge.js";
-import type { AppDeps } from "../deps.js";
+import type { RouteDeps } from "../deps.js";
 import { resolveRunReference } from "../../services/run-lookup.js";
 import type { CreateRunInput } from "../../store/store.js";
 import { actorOf } from "../auth.js";
@@ -29,7 +29,7 @@ import { baseUrl } from "../urls.js";
 const tags = ["runs"];
 
 /** Every write to a run: create, resume, status, tags, notes, config, log names, graph, heartbeat, alerts. */
-export function runWriteRoutes({ store, clock, config }: AppDeps): FastifyPluginAsyncTypebox {
+export function runWriteRoutes({ store, clock, config }: RouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     // These routes take JSON only (docs/semantics.md, Responses and errors: a wrong content type is a 415). Fastify parses
     // text/plain by default, which made such a body a confusing 400 "body: must be object".

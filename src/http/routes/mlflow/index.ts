@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { AppDeps } from "../../deps.js";
+import type { RouteDeps } from "../../deps.js";
 import { MlflowError } from "../../../domain/mlflow/errors.js";
 import { mlflowErrorHandler } from "../../errors.js";
 import { artifactRoutes } from "./artifacts.js";
@@ -13,7 +13,7 @@ export const MLFLOW_ARTIFACT_PREFIXES = ["/api/2.0/mlflow-artifacts", "/ajax-api
  * MLflow's REST tracking API and artifact proxy (docs/api.md, "MLflow's REST API"), authenticated
  * like every route (the parent scope's hook), answering errors in MLflow's body and status codes.
  */
-export function mlflowRoutes(deps: AppDeps) {
+export function mlflowRoutes(deps: RouteDeps) {
   const artifacts = artifactRoutes(deps);
   const scope = (routes: (app: FastifyInstance) => Promise<void>) => async (app: FastifyInstance) => {
     app.setErrorHandler(mlflowErrorHandler);

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { AppDeps } from "../../deps.js";
+import type { RouteDeps } from "../../deps.js";
 import { orderByStep } from "../../../ingest/decode.js";
 import { doesNotExist, invalidParameter, MlflowError } from "../../../domain/mlflow/errors.js";
 import {
@@ -110,7 +110,7 @@ function nameFrom(tags: readonly (readonly [string, string])[], current: string)
 }
 
 /** MLflow's tracking API: experiments, runs, metrics (docs/api.md, "MLflow's REST API"). */
-export function trackingRoutes({ store, clock }: AppDeps) {
+export function trackingRoutes({ store, clock }: RouteDeps) {
   return async (app: FastifyInstance) => {
     const orgOf = (request: FastifyRequest) => request.auth.orgId;
     const post = (path: string, handler: (request: FastifyRequest) => Promise<unknown>) => app.post(path, HIDDEN, handler);
