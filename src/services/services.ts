@@ -3,6 +3,8 @@ import type { Config } from "../config.js";
 import type { Clock } from "../domain/time.js";
 import type { Store } from "../store/store.js";
 import { FileService } from "./files.js";
+import { MlflowExperiments } from "./mlflow-experiments.js";
+import { MlflowRuns } from "./mlflow-runs.js";
 import { RunLifecycle } from "./runs.js";
 
 /** What the services work over. */
@@ -19,9 +21,19 @@ export interface Services {
   runs: RunLifecycle;
   /** Register, upload, list, download and delete files (and MLflow's artifacts). */
   files: FileService;
+  /** MLflow's experiments (Stepwise projects). */
+  mlflowExperiments: MlflowExperiments;
+  /** MLflow's run writes: create, update, log-batch (through ingest.ts), tags, inputs, models. */
+  mlflowRuns: MlflowRuns;
 }
 
 /** The services of one application (src/app.ts builds them once, so state such as upload turns is shared by every route). */
 export function createServices(deps: ServiceDeps): Services {
-  return { runs: new RunLifecycle(deps), files: new FileService(deps) };
+  const runs = new RunLifecycle(deps);
+  return {
+    runs,
+    files: new FileService(deps),
+    mlflowExperiments: new MlflowExperiments(deps),
+    mlflowRuns: new MlflowRuns(deps, runs),
+  };
 }

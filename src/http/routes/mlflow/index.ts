@@ -3,7 +3,9 @@ import type { RouteDeps } from "../../deps.js";
 import { MlflowError } from "../../../domain/mlflow/errors.js";
 import { mlflowErrorHandler } from "../../errors.js";
 import { artifactRoutes } from "./artifacts.js";
-import { trackingRoutes } from "./tracking.js";
+import { experimentRoutes } from "./experiments.js";
+import { metricRoutes } from "./metrics.js";
+import { runRoutes } from "./runs.js";
 
 /** Where MLflow's client finds the tracking API and the artifact proxy: under /api and /ajax-api, as on MLflow's server. */
 export const MLFLOW_PREFIXES = ["/api/2.0/mlflow", "/ajax-api/2.0/mlflow"] as const;
@@ -24,11 +26,10 @@ export function mlflowRoutes(deps: RouteDeps) {
   };
   return async (app: FastifyInstance) => {
     for (const prefix of MLFLOW_PREFIXES) {
-      const tracking = trackingRoutes(deps);
+      const resources = [experimentRoutes(deps), runRoutes(deps), metricRoutes(deps), artifacts.tracking];
       await app.register(
         scope(async (api) => {
-          await tracking(api);
-          await artifacts.tracking(api);
+          for (const routes of resources) await routes(api);
         }),
         { prefix },
       );
