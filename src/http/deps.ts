@@ -1,4 +1,5 @@
-import type { ServiceDeps, Services } from "../services/services.js";
+import type { ServiceDeps } from "../services/deps.js";
+import type { Services } from "../services/services.js";
 
 /** What the HTTP application is built from (src/app.ts). */
 export interface AppDeps extends ServiceDeps {

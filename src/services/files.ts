@@ -4,7 +4,7 @@ import { DomainError } from "../domain/errors.js";
 import { checkFileName, contentTypeOfFile } from "../domain/files.js";
 import type { FileQuery, NewFile, StoredFile } from "../store/store.js";
 import { UploadRecorder } from "./file-uploads.js";
-import type { ServiceDeps } from "./services.js";
+import type { ServiceDeps } from "./deps.js";
 
 /** Bytes of a file live in the blob store under its organization, project, run and ID, never under a client-chosen name. */
 export const blobRefOf = (file: StoredFile): BlobRef => ({

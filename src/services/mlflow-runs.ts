@@ -7,7 +7,7 @@ import { deletedAtAfter } from "../domain/mlflow/views.js";
 import type { RunStatus } from "../domain/status.js";
 import type { Clock } from "../domain/time.js";
 import type { Actor, MetricSeries, MlflowRunRef, Project, Run, Store } from "../store/store.js";
-import { appendMetricsInSlices } from "./ingest.js";
+import type { IngestService } from "./ingest.js";
 import { checkActive, findRun, findRunRef, updateRunMlflow } from "./mlflow.js";
 import type { RunLifecycle } from "./runs.js";
 
@@ -27,6 +27,7 @@ export class MlflowRuns {
   constructor(
     private readonly deps: { store: Store; clock: Clock },
     private readonly runs: RunLifecycle,
+    private readonly ingest: IngestService,
   ) {}
 
   /** The run a request names (RESOURCE_DOES_NOT_EXIST when there is none), with its JSON fields. */
@@ -128,7 +129,7 @@ export class MlflowRuns {
       );
     }
     if (items.metrics.length > 0) {
-      const stored = await appendMetricsInSlices(store, orgId, run.id, items.metrics, now);
+      const stored = await this.ingest.metrics(orgId, run.id, items.metrics, now);
       if (stored === undefined) throw doesNotExist(`Run with id=${run.mlflowId} not found`);
     }
   }

@@ -1,24 +1,18 @@
-import type { BlobStore } from "../blobs/blob-store.js";
-import type { Config } from "../config.js";
-import type { Clock } from "../domain/time.js";
-import type { Store } from "../store/store.js";
+import type { ServiceDeps } from "./deps.js";
 import { FileService } from "./files.js";
+import { IngestService } from "./ingest.js";
 import { MlflowExperiments } from "./mlflow-experiments.js";
 import { MlflowRuns } from "./mlflow-runs.js";
 import { RunLifecycle } from "./runs.js";
 
-/** What the services work over. */
-export interface ServiceDeps {
-  config: Config;
-  store: Store;
-  clock: Clock;
-  blobs: BlobStore;
-}
+export type { ServiceDeps };
 
 /** The write workflows, one service each; both protocols' routes call these (docs/architecture.md). */
 export interface Services {
   /** Create, resume, status, tags, notes, config, ... of a run. */
   runs: RunLifecycle;
+  /** Metric points, console lines and data rows, of both protocols. */
+  ingest: IngestService;
   /** Register, upload, list, download and delete files (and MLflow's artifacts). */
   files: FileService;
   /** MLflow's experiments (Stepwise projects). */
@@ -30,10 +24,12 @@ export interface Services {
 /** The services of one application (src/app.ts builds them once, so state such as upload turns is shared by every route). */
 export function createServices(deps: ServiceDeps): Services {
   const runs = new RunLifecycle(deps);
+  const ingest = new IngestService(deps);
   return {
     runs,
+    ingest,
     files: new FileService(deps),
     mlflowExperiments: new MlflowExperiments(deps),
-    mlflowRuns: new MlflowRuns(deps, runs),
+    mlflowRuns: new MlflowRuns(deps, runs, ingest),
   };
 }
