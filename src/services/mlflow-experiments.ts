@@ -1,21 +1,21 @@
 import { DomainError } from "../domain/errors.js";
 import { doesNotExist, invalidParameter, MlflowError } from "../domain/mlflow/errors.js";
 import { applyTags } from "../domain/mlflow/model.js";
-import { compareKeys, compileClause, EXPERIMENT_ATTRIBUTES, parseFilter, parseOrderBy, type SortValue } from "../domain/mlflow/search.js";
+import { type Clause, compareKeys, compileClause, type OrderTerm, type SortValue } from "../domain/mlflow/search.js";
 import { withoutTag } from "../domain/mlflow/tags.js";
-import { deletedAtAfter, inView, viewTypeOf } from "../domain/mlflow/views.js";
+import { deletedAtAfter, inView, type ViewType } from "../domain/mlflow/views.js";
 import { encodePageToken, pageTokenCount } from "../domain/page-token.js";
 import type { Clock } from "../domain/time.js";
 import type { Project, Store } from "../store/store.js";
 import { findExperiment, updateProjectMlflow } from "./mlflow.js";
 
+/** An experiment search, its filter and order parsed (parseFilter and parseOrderBy with EXPERIMENT_ATTRIBUTES). */
 export interface ExperimentSearch {
-  filter?: string;
-  orderBy: string[];
+  clauses: Clause[];
+  terms: OrderTerm[];
   maxResults: number;
+  viewType: ViewType;
   pageToken?: string;
-  /** As sent: parsed after the filter and order (viewTypeOf). */
-  viewType?: string;
 }
 
 /** The value of an experiment that a filter clause or order term names: undefined when it has none. */
@@ -57,10 +57,7 @@ export class MlflowExperiments {
 
   /** MLflow's experiment search: filtered, ordered by the full key (compareKeys) and paged by offset. */
   async search(orgId: string, request: ExperimentSearch): Promise<{ experiments: Project[]; nextPageToken?: string }> {
-    const { maxResults } = request;
-    const clauses = parseFilter(request.filter, EXPERIMENT_ATTRIBUTES);
-    const terms = parseOrderBy(request.orderBy, EXPERIMENT_ATTRIBUTES);
-    const viewType = viewTypeOf(request.viewType);
+    const { clauses, terms, maxResults, viewType } = request;
     const offset = request.pageToken ? pageTokenCount(request.pageToken, "offset") : 0;
     const tests = clauses.map((clause) => ({ clause, test: compileClause(clause) }));
     for (const clause of clauses)

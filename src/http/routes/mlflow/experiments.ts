@@ -1,5 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { checkKey, checkName, LIMITS } from "../../../domain/mlflow/model.js";
+import { EXPERIMENT_ATTRIBUTES, parseFilter, parseOrderBy } from "../../../domain/mlflow/search.js";
+import { viewTypeOf } from "../../../domain/mlflow/views.js";
 import { NAME_LIMITS } from "../../../domain/names.js";
 import type { RouteDeps } from "../../deps.js";
 import {
@@ -40,9 +42,9 @@ export function experimentRoutes({ services: { mlflowExperiments: experiments } 
       const fields = fieldsOf(request);
       const result = await experiments.search(orgOf(request), {
         maxResults: maxResultsOf(fields, "max_results", 1000, LIMITS.maxResults),
-        filter: optionalString(fields, "filter"),
-        orderBy: listOf(fields, "order_by").map(String),
-        viewType: optionalString(fields, "view_type"),
+        clauses: parseFilter(optionalString(fields, "filter"), EXPERIMENT_ATTRIBUTES),
+        terms: parseOrderBy(listOf(fields, "order_by").map(String), EXPERIMENT_ATTRIBUTES),
+        viewType: viewTypeOf(optionalString(fields, "view_type")),
         pageToken: optionalString(fields, "page_token"),
       });
       return { experiments: result.experiments.map(experimentJson), ...nextPage(result.nextPageToken) };
