@@ -2,11 +2,10 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance } from "fastify";
-import type { BlobStore } from "./blobs/blob-store.js";
-import type { Config } from "./config.js";
 import { checkClientJson } from "./domain/json-text.js";
-import type { Clock } from "./domain/time.js";
 import { authenticate } from "./http/auth.js";
+import { DEFAULT_BODY_LIMIT } from "./http/body-limits.js";
+import type { AppDeps, RouteDeps } from "./http/deps.js";
 import { connectionsCheckingInterval, limitConnections } from "./http/connection-limits.js";
 import { errorHandler, notFoundHandler } from "./http/errors.js";
 import { fileRoutes, signedFileRoutes } from "./http/routes/files.js";
@@ -23,19 +22,9 @@ import { runWriteRoutes } from "./http/routes/runs.js";
 import { FieldFilterTerm, RunFilterGrammar } from "./http/schemas/run-list.js";
 import { rejectIllFormedText, rejectNonFiniteNumbers, requestIdOf, requestLogFields } from "./http/request-guards.js";
 import { webUiRoutes } from "./http/web-ui.js";
-import type { Store } from "./store/store.js";
+import { createServices } from "./services/services.js";
 
-export interface AppDeps {
-  config: Config;
-  store: Store;
-  clock: Clock;
-  blobs: BlobStore;
-  /** HMAC secret of signed file URLs (files/signing-secret.ts). */
-  signingSecret: Buffer;
-}
-
-/** 1 MiB outside the ingest routes (docs/semantics.md, Ingest wire format: sizes): run writes are small; a larger body is a mistake. */
-const DEFAULT_BODY_LIMIT = 1024 * 1024;
+export type { AppDeps };
 
 /** Builds the whole HTTP application from its dependencies; never listens (main and tests do). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -51,6 +40,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   limitConnections(app.server, deps.config);
+  const routeDeps: RouteDeps = { ...deps, services: createServices(deps) };
   app.setErrorHandler(errorHandler);
   // Clients post some bodyless requests (POST /api/slug) with a JSON content type; an empty body is "no body".
   const parseJson = app.getDefaultJsonParser("error", "error");
@@ -90,21 +80,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: "/api/docs" });
   app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(healthRoutes(deps));
+  await app.register(healthRoutes(routeDeps));
   await app.register(webUiRoutes(undefined, deps.blobs.direct?.origin));
-  await app.register(signedFileRoutes(deps));
+  await app.register(signedFileRoutes(routeDeps));
   await app.register(async (api) => {
     api.addHook("onRequest", authenticate(deps.store, deps.clock));
-    await api.register(projectRoutes(deps));
-    await api.register(runWriteRoutes(deps));
-    await api.register(runDetailRoutes(deps));
-    await api.register(runListRoutes(deps));
-    await api.register(ingestRoutes(deps));
-    await api.register(metricRoutes(deps));
-    await api.register(statsRoutes(deps));
-    await api.register(logRoutes(deps));
-    await api.register(fileRoutes(deps));
-    await api.register(mlflowRoutes(deps));
+    await api.register(projectRoutes(routeDeps));
+    await api.register(runWriteRoutes(routeDeps));
+    await api.register(runDetailRoutes(routeDeps));
+    await api.register(runListRoutes(routeDeps));
+    await api.register(ingestRoutes(routeDeps));
+    await api.register(metricRoutes(routeDeps));
+    await api.register(statsRoutes(routeDeps));
+    await api.register(logRoutes(routeDeps));
+    await api.register(fileRoutes(routeDeps));
+    await api.register(mlflowRoutes(routeDeps));
   });
   return app;
 }

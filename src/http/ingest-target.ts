@@ -1,5 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import { invalidInput, runNotFound } from "../domain/errors.js";
+import { inNamedProject } from "../domain/run-scope.js";
 import type { Store } from "../store/store.js";
 
 /**
@@ -13,7 +14,8 @@ export async function resolveIngestRun(store: Store, request: FastifyRequest): P
   if (projectName === undefined || projectName === "") throw invalidInput("X-Project-Name: header is required");
   const runId = Number(rawRunId);
   const runProject = await store.getRunProjectName(request.auth.orgId, runId);
-  if (runProject === undefined || !projectNameReadings(projectName).includes(runProject)) throw runNotFound(runId);
+  const run = runProject === undefined ? undefined : { projectName: runProject };
+  if (!inNamedProject(run, projectNameReadings(projectName))) throw runNotFound(runId);
   return { id: runId };
 }
 

@@ -1,4 +1,6 @@
 import { sliceBySize, sliceSeries } from "../domain/ingest-slices.js";
+import type { Clock } from "../domain/time.js";
+import { decodeConsoleLines, decodeDataRows, decodeMetrics } from "../ingest/decode.js";
 import type { ConsoleLine, DataRow, MetricSeries, Store } from "../store/store.js";
 
 /**
@@ -33,4 +35,41 @@ export function appendDataRowsInSlices(store: Store, orgId: string, runId: numbe
     sliceBySize(rows, (row) => row.data.length + row.logName.length + 64),
     (slice) => store.appendDataRows(orgId, runId, slice, now),
   );
+}
+
+/** What Stepwise's NDJSON ingest routes take: metric points, console lines, data rows. */
+export type NdjsonKind = "metrics" | "logs" | "data";
+
+/**
+ * The ingest service of both protocols: Stepwise's NDJSON bodies (/ingest/*) and MLflow's
+ * log-metric and log-batch write through it. A body is decoded and validated whole before anything
+ * is stored, then written in slices. Each answers the points, lines or rows accepted, or undefined
+ * when the run is not in the organization (each protocol says so in its words).
+ */
+export class IngestService {
+  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+
+  /** One NDJSON body of `kind` into the run. */
+  async ndjson(kind: NdjsonKind, orgId: string, runId: number, body: string): Promise<number | undefined> {
+    const { store, clock } = this.deps;
+    switch (kind) {
+      case "metrics": {
+        const batch = await decodeMetrics(body);
+        return appendMetricsInSlices(store, orgId, runId, batch.series, clock.now());
+      }
+      case "logs": {
+        const lines = await decodeConsoleLines(body);
+        return appendConsoleLinesInSlices(store, orgId, runId, lines, clock.now());
+      }
+      case "data": {
+        const rows = await decodeDataRows(body);
+        return appendDataRowsInSlices(store, orgId, runId, rows, clock.now());
+      }
+    }
+  }
+
+  /** Metric series already parsed (MLflow's metrics of one request), written at `now`. */
+  metrics(orgId: string, runId: number, series: MetricSeries[], now: number): Promise<number | undefined> {
+    return appendMetricsInSlices(this.deps.store, orgId, runId, series, now);
+  }
 }

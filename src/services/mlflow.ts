@@ -5,8 +5,8 @@ import { artifactUri, LIMITS, paramsOf, runsWithinMetricBudget, toMlflowStatus, 
 import {
   compareKeys,
   compileClause,
-  decodePageToken,
-  encodePageToken,
+  decodeSearchToken,
+  encodeSearchToken,
   parseFilter,
   parseOrderBy,
   type Clause,
@@ -14,7 +14,9 @@ import {
   type SortValue,
 } from "../domain/mlflow/search.js";
 import { isTerminal } from "../domain/status.js";
-import { endsNonFinite } from "../domain/summaries.js";
+import { inView, type ViewType } from "../domain/mlflow/views.js";
+import { encodePageToken, pageTokenCount } from "../domain/page-token.js";
+import type { Point, SampledPoint } from "../domain/sampling.js";
 import type { Json } from "../domain/merge.js";
 import { accumulatedJsonText } from "../domain/runs.js";
 import type {
@@ -27,6 +29,7 @@ import type {
   RunMlflowState,
   Store,
 } from "../store/store.js";
+import { lastPoint } from "./series-end.js";
 
 /** Workflows of MLflow's protocol over the store (docs/api.md, "MLflow's REST API"). */
 
@@ -132,18 +135,11 @@ export async function latestMetricsOfRuns(store: Store, orgId: string, runs: Run
 async function latestOf(store: Store, orgId: string, runId: number, summaries: MetricSummary[]): Promise<LatestMetric[]> {
   const out: LatestMetric[] = [];
   for (const summary of summaries) {
-    if (summary.lastStep === null) continue;
-    if (!endsNonFinite(summary) && summary.lastTime !== null) {
-      out.push({ key: summary.logName, value: summary.lastValue!, step: summary.lastStep, timestamp: summary.lastTime });
-      continue;
-    }
-    const [point] = await store.readMetricPoints(orgId, runId, summary.logName, summary.lastStep, summary.lastStep, 1);
-    if (point) out.push({ key: summary.logName, value: point.value, step: point.step, timestamp: point.time });
+    const point = await lastPoint(store, orgId, runId, summary.logName, summary, true);
+    if (point) out.push({ key: summary.logName, value: point.value, step: point.step, timestamp: point.time! });
   }
   return out;
 }
-
-export type ViewType = "ACTIVE_ONLY" | "DELETED_ONLY" | "ALL";
 
 export interface SearchRequest {
   experimentIds: string[];
@@ -171,7 +167,7 @@ export async function searchRuns(store: Store, orgId: string, request: SearchReq
   const terms = parseOrderBy(request.orderBy);
   if (!Number.isSafeInteger(request.maxResults) || request.maxResults < 1 || request.maxResults > LIMITS.maxResults)
     throw invalidParameter(`Invalid value ${request.maxResults} for parameter 'max_results': it must be at most ${LIMITS.maxResults}`);
-  const after = decodePageToken(request.pageToken, terms.length + 2);
+  const after = decodeSearchToken(request.pageToken, terms.length + 2);
   // As MLflow's server: an experiment named twice is searched once, and each run is listed once.
   const experimentIds = new Set(request.experimentIds);
   if (experimentIds.size > LIMITS.searchExperiments)
@@ -196,7 +192,7 @@ export async function searchRuns(store: Store, orgId: string, request: SearchReq
     for (const name of metricNames) metrics.set(name, await latestValues(store, orgId, project.id, name));
     const reader = valueReader(project.id, metrics);
     for (const candidate of candidates) {
-      if (!viewTypeMatches(candidate, request.viewType)) continue;
+      if (!inView(candidate.deletedAt, request.viewType)) continue;
       const values = reader(candidate);
       if (!compiled.every(({ clause, test }) => test(values(clause.entity, clause.key)))) continue;
       const key: SortValue[] = terms.map((term) => values(term.entity, term.key) ?? null);
@@ -226,24 +222,15 @@ export async function searchRuns(store: Store, orgId: string, request: SearchReq
     page.map((m) => m.candidate.id),
   );
   const more = start + page.length < matched.length;
-  return { runs, nextPageToken: more ? encodePageToken(page.at(-1)!.key) : undefined };
+  return { runs, nextPageToken: more ? encodeSearchToken(page.at(-1)!.key) : undefined };
 }
 
-function viewTypeMatches(candidate: MlflowCandidate, viewType: ViewType): boolean {
-  if (viewType === "ALL") return true;
-  return (candidate.deletedAt === null) === (viewType === "ACTIVE_ONLY");
-}
-
-/** Latest value of one metric per run of the project: the last finite value, or the non-finite point when the last one is. */
+/** Latest value of one metric per run of the project: the value at its highest step, of any kind (lastPoint). */
 async function latestValues(store: Store, orgId: string, projectId: number, name: string): Promise<Map<number, number>> {
   const out = new Map<number, number>();
   for (const { runId, summary } of await store.listRunMetricSummaries(orgId, projectId, name)) {
-    if (summary.lastStep === null) continue;
-    if (summary.lastValueStep === summary.lastStep && summary.lastValue !== null) out.set(runId, summary.lastValue);
-    else {
-      const [point] = await store.readMetricPoints(orgId, runId, name, summary.lastStep, summary.lastStep, 1);
-      if (point) out.set(runId, point.value);
-    }
+    const point = await lastPoint(store, orgId, runId, name, summary, false);
+    if (point) out.set(runId, point.value);
   }
   return out;
 }
@@ -289,4 +276,36 @@ function attributeOf(candidate: MlflowCandidate, projectId: number, key: string)
     default:
       return undefined;
   }
+}
+
+/** One page of a metric's history in step order, from `pageToken`'s step; the token of the next page when there is more. */
+export async function metricHistory(
+  store: Store,
+  orgId: string,
+  run: MlflowRunRef,
+  key: string,
+  maxResults: number,
+  pageToken: string | undefined,
+): Promise<{ points: Point[]; nextPageToken?: string }> {
+  const from = pageToken ? pageTokenCount(pageToken, "step") : 0;
+  const points = await store.readMetricPoints(orgId, run.id, key, from, Number.MAX_SAFE_INTEGER, maxResults + 1);
+  const more = points.length > maxResults;
+  return { points: points.slice(0, maxResults), nextPageToken: more ? encodePageToken({ step: points[maxResults]!.step }) : undefined };
+}
+
+/** get-history-bulk-interval: each run's sample of one metric over a step window, in the order the runs are named. */
+export async function metricIntervals(
+  store: Store,
+  orgId: string,
+  runIds: string[],
+  key: string,
+  [start, end]: [number, number],
+  maxResults: number,
+): Promise<{ run: MlflowRunRef; points: SampledPoint[] }[]> {
+  const out = [];
+  for (const runId of runIds) {
+    const run = await findRunRef(store, orgId, runId);
+    out.push({ run, points: await store.sampleMetricPoints(orgId, run.id, key, start, end, maxResults) });
+  }
+  return out;
 }

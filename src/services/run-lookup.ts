@@ -1,5 +1,6 @@
 import { DomainError, invalidInput, projectNotFound, runNotFound } from "../domain/errors.js";
 import { parseDisplayId } from "../domain/ids.js";
+import { inNamedProject } from "../domain/run-scope.js";
 import type { MetricSummary, Run, Store } from "../store/store.js";
 
 /**
@@ -31,8 +32,8 @@ export interface RunReference {
 export async function resolveRunReference(store: Store, orgId: string, ref: RunReference): Promise<Run> {
   const projectName = ref.projectName ?? undefined;
   if (ref.runId != null) {
-    const run = await store.getRun(orgId, ref.runId);
-    if (!run || (projectName !== undefined && run.projectName !== projectName)) throw runNotFound(ref.runId);
+    const run = inNamedProject(await store.getRun(orgId, ref.runId), projectName);
+    if (!run) throw runNotFound(ref.runId);
     return run;
   }
   if (ref.displayId != null) return getRunByDisplayId(store, orgId, ref.displayId, projectName);
@@ -50,8 +51,8 @@ export async function resolveRunReference(store: Store, orgId: string, ref: RunR
  * the project; a run of another project or organization is a 404 naming the run.
  */
 export async function getRunInProject(store: Store, orgId: string, runId: number, projectName: string): Promise<Run> {
-  const run = await store.getRun(orgId, runId);
-  if (run && run.projectName === projectName) return run;
+  const run = inNamedProject(await store.getRun(orgId, runId), projectName);
+  if (run) return run;
   if (!(await store.getProjectByName(orgId, projectName))) throw projectNotFound(projectName);
   throw runNotFound(runId);
 }

@@ -38,10 +38,38 @@ export async function divergedMetrics(store: Store, orgId: string, runIds: numbe
   return out;
 }
 
+/** The point at a series' highest step as stored: its value of any kind, and its client time when known. */
+export interface LastPoint {
+  step: number;
+  value: number;
+  time: number | null;
+}
+
 /**
- * The last point of one run's metric (docs/api.md, "The end of a series"). The summary alone
- * answers for a series that ends finite (the usual case); one that ends non-finite costs one read
- * of that single point, for its kind.
+ * The end-of-series rule, the one place every reader of a series' last point (Stepwise's run list
+ * and series ends, MLflow's latest metrics and search by metric) takes it from (docs/api.md, "The
+ * end of a series"): the summary alone answers for a series that ends finite (endsNonFinite), the
+ * usual case, and, when `withTime`, keeps that point's time; otherwise the single point is read.
+ * Undefined for a series without points (or a point not found).
+ */
+export async function lastPoint(
+  store: Store,
+  orgId: string,
+  runId: number,
+  logName: string,
+  summary: MetricSummaryState & { lastTime?: number | null },
+  withTime: boolean,
+): Promise<LastPoint | undefined> {
+  if (summary.lastStep === null) return undefined;
+  if (!endsNonFinite(summary) && (!withTime || (summary.lastTime ?? null) !== null))
+    return { step: summary.lastStep, value: summary.lastValue!, time: summary.lastTime ?? null };
+  const [point] = await store.readMetricPoints(orgId, runId, logName, summary.lastStep, summary.lastStep, 1);
+  return point && { step: point.step, value: point.value, time: point.time };
+}
+
+/**
+ * The last point of one run's metric (docs/api.md, "The end of a series"), by lastPoint: a series
+ * that ends non-finite costs one read of that single point, for its kind.
  */
 export async function seriesEnd(
   store: Store,
@@ -51,9 +79,7 @@ export async function seriesEnd(
   summary: MetricSummaryState,
 ): Promise<SeriesEnd | null> {
   if (summary.lastStep === null) return null;
-  if (!endsNonFinite(summary)) return { step: summary.lastStep, value: summary.lastValue!, valueFlag: "" };
-  const [point] = await store.readMetricPoints(orgId, runId, logName, summary.lastStep, summary.lastStep, 1);
   // The summary and the points are written in one transaction, so the point is there; read as NaN if not.
-  const value = point?.value ?? NaN;
+  const value = (await lastPoint(store, orgId, runId, logName, summary, false))?.value ?? NaN;
   return { step: summary.lastStep, value: finiteOrZero(value), valueFlag: valueFlag(value) };
 }

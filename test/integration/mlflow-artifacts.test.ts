@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { BLOB_TARGETS, startBlobTargets } from "../helpers/blob-targets.js";
 import type { ApiClient } from "../helpers/client.js";
@@ -8,6 +9,8 @@ import { makeOrg, startTestServer, type TestServer } from "../helpers/start-serv
 
 const API = "/api/2.0/mlflow";
 const PROXY = "/api/2.0/mlflow-artifacts/artifacts";
+/** Open file descriptors of this process, which is also the server's (startTestServer runs in-process). */
+const openFds = () => readdirSync("/proc/self/fd").length;
 
 startBlobTargets();
 
@@ -66,6 +69,30 @@ for (const target of BLOB_TARGETS) {
       assert.equal((await put(`${root}/hello.txt`, "second\n")).status, 200);
       const again = await fetch(`${test.url}${PROXY}/${root}/hello.txt`, { headers: { authorization: `Bearer ${client.key}` } });
       assert.equal(await again.text(), "second\n");
+    });
+
+    it("downloads as Stepwise's file route does: nosniff, and no file left open after many downloads, whole or abandoned", async () => {
+      // An HTML artifact is the case nosniff is for: it must never be sniffed into a page.
+      assert.equal((await put(`${root}/report.html`, "<script>alert(1)</script>")).status, 200);
+      const url = `${test.url}${PROXY}/${root}/report.html`;
+      const headers = { authorization: `Bearer ${client.key}` };
+      const first = await fetch(url, { headers });
+      assert.equal(first.status, 200);
+      assert.equal(first.headers.get("x-content-type-options"), "nosniff");
+      assert.equal(first.headers.get("content-disposition"), "attachment");
+      assert.equal(await first.text(), "<script>alert(1)</script>");
+      const before = openFds();
+      const statuses = new Set<number>();
+      for (let i = 0; i < 200; i++) {
+        const answer = await fetch(url, { headers });
+        statuses.add(answer.status);
+        if (i % 2 === 0) await answer.arrayBuffer();
+        else await answer.body?.cancel(); // the client walks away before reading the body
+      }
+      // Sockets of the fetch pool may linger briefly; 200 leaked files would not.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.ok(openFds() - before < 20, `open files grew from ${before} to ${openFds()}`);
+      assert.deepEqual([...statuses], [200]);
     });
 
     it("shows artifacts as files of the run in Stepwise's API", async () => {

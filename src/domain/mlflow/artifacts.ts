@@ -7,6 +7,12 @@ import { isMlflowRunId } from "./ids.js";
  */
 export const ARTIFACT_LOG_NAME = "mlflow-artifacts";
 
+/** The Stepwise file an artifact upload registers: typed by its extension ("bin" without one), at step 0. */
+export function artifactFile(relative: string, declaredSize: number, now: number) {
+  const extension = /\.([A-Za-z0-9]{1,16})$/.exec(relative)?.[1]?.toLowerCase() ?? "bin";
+  return { logName: ARTIFACT_LOG_NAME, fileName: relative, fileType: extension, fileSize: declaredSize, time: now, step: 0 };
+}
+
 /** A relative artifact path without leading, trailing or doubled slashes; `.` and `..` segments are refused. */
 export function normalizeArtifactPath(path: string): string {
   const parts = path.split("/").filter((part) => part !== "");

@@ -1,22 +1,6 @@
-/**
- * MLflow's error codes and the HTTP status MLflow's server answers each with, so the real client
- * raises the exceptions its users catch (docs/api.md, "MLflow's REST API").
- */
-export const MLFLOW_ERROR_STATUS = new Map<string, number>([
-  ["INVALID_PARAMETER_VALUE", 400],
-  ["BAD_REQUEST", 400],
-  ["MALFORMED_REQUEST", 400],
-  ["RESOURCE_ALREADY_EXISTS", 400],
-  ["RESOURCE_DOES_NOT_EXIST", 404],
-  ["ENDPOINT_NOT_FOUND", 404],
-  ["UNAUTHENTICATED", 401],
-  ["PERMISSION_DENIED", 403],
-  ["REQUEST_LIMIT_EXCEEDED", 429],
-  ["INVALID_STATE", 500],
-  ["INTERNAL_ERROR", 500],
-  ["TEMPORARILY_UNAVAILABLE", 503],
-]);
+import { DomainError } from "../errors.js";
 
+/** The error codes of MLflow's error body `{error_code, message}`. */
 export type MlflowErrorCode =
   | "INVALID_PARAMETER_VALUE"
   | "BAD_REQUEST"
@@ -31,6 +15,26 @@ export type MlflowErrorCode =
   | "INTERNAL_ERROR"
   | "TEMPORARILY_UNAVAILABLE";
 
+/**
+ * MLflow's error codes and the HTTP status MLflow's server answers each with, so the real client
+ * raises the exceptions its users catch (docs/api.md, "MLflow's REST API"). A code without a
+ * status does not compile.
+ */
+export const MLFLOW_ERROR_STATUS = {
+  INVALID_PARAMETER_VALUE: 400,
+  BAD_REQUEST: 400,
+  MALFORMED_REQUEST: 400,
+  RESOURCE_ALREADY_EXISTS: 400,
+  RESOURCE_DOES_NOT_EXIST: 404,
+  ENDPOINT_NOT_FOUND: 404,
+  UNAUTHENTICATED: 401,
+  PERMISSION_DENIED: 403,
+  REQUEST_LIMIT_EXCEEDED: 429,
+  INVALID_STATE: 500,
+  INTERNAL_ERROR: 500,
+  TEMPORARILY_UNAVAILABLE: 503,
+} as const satisfies Record<MlflowErrorCode, number>;
+
 export class MlflowError extends Error {
   constructor(
     readonly errorCode: MlflowErrorCode,
@@ -41,7 +45,16 @@ export class MlflowError extends Error {
   }
 
   get status(): number {
-    return MLFLOW_ERROR_STATUS.get(this.errorCode) ?? 500;
+    return MLFLOW_ERROR_STATUS[this.errorCode];
+  }
+}
+
+/** Runs a Stepwise rule in MLflow's words: its INVALID_INPUT is MLflow's INVALID_PARAMETER_VALUE, with the same message. */
+export function inMlflowTerms<T>(rule: () => T): T {
+  try {
+    return rule();
+  } catch (error) {
+    throw error instanceof DomainError && error.code === "INVALID_INPUT" ? invalidParameter(error.message) : error;
   }
 }
 

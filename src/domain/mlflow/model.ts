@@ -170,6 +170,21 @@ export function applyTags(
   return [...map];
 }
 
+/** log-batch's bounds on how many metrics, params and tags one request holds, checked before any is parsed. */
+export function checkBatchSizes(metrics: number, params: number, tags: number): void {
+  if (metrics > LIMITS.batchMetrics)
+    throw invalidParameter(`A batch logging request can contain at most ${LIMITS.batchMetrics} metrics. Got ${metrics} metrics.`);
+  if (params > LIMITS.batchParams)
+    throw invalidParameter(`A batch logging request can contain at most ${LIMITS.batchParams} params. Got ${params} params.`);
+  if (tags > LIMITS.batchTags)
+    throw invalidParameter(`A batch logging request can contain at most ${LIMITS.batchTags} tags. Got ${tags} tags.`);
+  const total = metrics + params + tags;
+  if (total > LIMITS.batchItems)
+    throw invalidParameter(
+      `A batch logging request can contain at most ${LIMITS.batchItems} total metrics, params and tags. Got ${total}.`,
+    );
+}
+
 /** The tag that names an MLflow run; set-tag on it renames the run, as on MLflow's server. */
 export const RUN_NAME_TAG = "mlflow.runName";
 /** The user an MLflow run was created by (MLflow's client sends it as a tag and as user_id). */

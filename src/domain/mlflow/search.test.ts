@@ -4,8 +4,8 @@ import { MlflowError } from "./errors.js";
 import {
   compareKeys,
   compileClause,
-  decodePageToken,
-  encodePageToken,
+  decodeSearchToken,
+  encodeSearchToken,
   EXPERIMENT_ATTRIBUTES,
   likePattern,
   parseFilter,
@@ -134,12 +134,12 @@ describe("MLflow filter grammar", () => {
 
   it("round-trips page tokens, non-finite values included, and refuses foreign ones", () => {
     const key: SortValue[] = [Number.NaN, Number.NEGATIVE_INFINITY, "x", null, 5];
-    const decoded = decodePageToken(encodePageToken(key), 5)!;
+    const decoded = decodeSearchToken(encodeSearchToken(key), 5)!;
     assert.ok(Number.isNaN(decoded[0]));
     assert.deepEqual(decoded.slice(1), [Number.NEGATIVE_INFINITY, "x", null, 5]);
-    assert.equal(decodePageToken(undefined, 2), undefined);
-    invalid(() => decodePageToken(encodePageToken([1]), 2));
-    invalid(() => decodePageToken("!!!", 2));
-    invalid(() => decodePageToken(Buffer.from("{}").toString("base64"), 2));
+    assert.equal(decodeSearchToken(undefined, 2), undefined);
+    invalid(() => decodeSearchToken(encodeSearchToken([1]), 2));
+    invalid(() => decodeSearchToken("!!!", 2));
+    invalid(() => decodeSearchToken(Buffer.from("{}").toString("base64"), 2));
   });
 });

@@ -1,5 +1,6 @@
 import { RE2JS } from "re2js";
-import { invalidParameter } from "./errors.js";
+import { decodePageToken, encodePageToken } from "../page-token.js";
+import { inMlflowTerms, invalidParameter } from "./errors.js";
 import { LIMITS } from "./model.js";
 
 /**
@@ -379,21 +380,14 @@ export function compareKeys(a: readonly SortValue[], b: readonly SortValue[], te
   return 0;
 }
 
-/** A page token: the sort key of the last run of the page (base64 of JSON; NaN travels as a string mark). */
-export function encodePageToken(key: readonly SortValue[]): string {
-  const json = key.map((v) => (typeof v === "number" && !Number.isFinite(v) ? { n: String(v) } : v));
-  return Buffer.from(JSON.stringify({ after: json })).toString("base64");
+/** A page token: the sort key of the last run of the page (domain/page-token.ts; NaN travels as a string mark). */
+export function encodeSearchToken(key: readonly SortValue[]): string {
+  return encodePageToken({ after: key.map((v) => (typeof v === "number" && !Number.isFinite(v) ? { n: String(v) } : v)) });
 }
 
-export function decodePageToken(token: string | undefined, length: number): SortValue[] | undefined {
+export function decodeSearchToken(token: string | undefined, length: number): SortValue[] | undefined {
   if (token === undefined || token === "") return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(token, "base64").toString("utf8"));
-  } catch {
-    throw invalidParameter("Invalid page token, could not base64-decode");
-  }
-  const after = (parsed as { after?: unknown } | null)?.after;
+  const { after } = inMlflowTerms(() => decodePageToken(token));
   if (!Array.isArray(after) || after.length !== length) throw invalidParameter("Invalid page token: it does not belong to this search");
   return after.map((v: unknown) => {
     if (v === null || typeof v === "number" || typeof v === "string") return v;

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { statfs } from "node:fs/promises";
-import type { AppDeps } from "../../app.js";
+import type { RouteDeps } from "../deps.js";
 import { lowDiskSpace, storeUnavailability, type Unavailability } from "../../store/unavailable.js";
 import { sendUnavailable } from "../errors.js";
 
@@ -13,7 +13,7 @@ const PUBLIC = { tags: ["health"], security: [] };
  * write lock, checks the blob store and the free space of the data directory, and answers 503 with
  * the reason and a Retry-After when the store is locked by another process or the disk is (almost) full.
  */
-export function healthRoutes({ store, blobs, config }: AppDeps): FastifyPluginAsyncTypebox {
+export function healthRoutes({ store, blobs, config }: RouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get("/api/health", { schema: { ...PUBLIC, response: { 200: Type.String() } } }, async (_request, reply) => {
       reply.type("text/plain");

@@ -1,17 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import type { AppDeps } from "../../app.js";
+import type { RouteDeps } from "../deps.js";
+import { INGEST_BODY_LIMIT, LARGE_BODIES_BUDGET } from "../body-limits.js";
 import { runNotFound } from "../../domain/errors.js";
-import { decodeConsoleLines, decodeDataRows, decodeMetrics } from "../../ingest/decode.js";
 import { admitLargeBodies, LargeBodyBudget } from "../large-bodies.js";
-import { appendConsoleLinesInSlices, appendDataRowsInSlices, appendMetricsInSlices } from "../../services/ingest.js";
+import type { NdjsonKind } from "../../services/ingest.js";
 import { resolveIngestRun } from "../ingest-target.js";
 import { ErrorResponse, STANDARD_ERRORS } from "../schemas/common.js";
-
-/** 64 MiB per ingest request (docs/semantics.md, Ingest wire format: sizes): ~2M points in one body, far above what any client batches. */
-export const INGEST_BODY_LIMIT = 64 * 1024 * 1024;
-/** Bytes of large ingest bodies a process takes at once (http/large-bodies.ts): two at the limit. */
-export const LARGE_BODIES_BUDGET = 2 * INGEST_BODY_LIMIT;
 
 const headers = Type.Object({
   "x-run-id": Type.String({ pattern: "^\\s*\\d+\\s*$", description: "Numeric run ID." }),
@@ -25,11 +20,26 @@ const schema = (description: string, example: object) => ({
   response: { 200: Type.Object({ accepted: Type.Integer() }), ...STANDARD_ERRORS, 413: ErrorResponse },
 });
 
+/** Each ingest route: what its body holds (services/ingest.ts), its description, an example line. */
+const ROUTES: [NdjsonKind, string, object][] = [
+  ["metrics", "Metric points: {time, step, data: {name: value}} per line.", { time: 1_700_000_000_000, step: 0, data: { loss: 0.5 } }],
+  [
+    "logs",
+    "Console lines: {time, message, lineNumber, logType, step?} per line.",
+    { time: 1_700_000_000_000, message: "epoch 1", lineNumber: 0, logType: "INFO" },
+  ],
+  [
+    "data",
+    "Data rows: {time, step, logName, dataType, data} per line.",
+    { time: 1_700_000_000_000, step: 0, logName: "table", dataType: "TABLE", data: JSON.stringify({ columns: ["a"], rows: [[1]] }) },
+  ],
+];
+
 /**
  * The NDJSON ingest routes. A body is decoded and validated whole before anything is stored,
  * then stored in one transaction; the 200 comes after the commit, so an acknowledged point is on disk.
  */
-export function ingestRoutes({ store, clock }: AppDeps): FastifyPluginAsyncTypebox {
+export function ingestRoutes({ store, services: { ingest } }: RouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     // Clients send application/x-ndjson, text/plain, nothing, or even malformed types: every body is
     // read as NDJSON text here, whatever the header says, so the type is normalized before parsing.
@@ -40,64 +50,12 @@ export function ingestRoutes({ store, clock }: AppDeps): FastifyPluginAsyncTypeb
     app.removeAllContentTypeParsers();
     app.addContentTypeParser("*", { parseAs: "string", bodyLimit: INGEST_BODY_LIMIT }, (_request, text, done) => done(null, text));
 
-    app.post(
-      "/ingest/metrics",
-      {
-        bodyLimit: INGEST_BODY_LIMIT,
-        schema: schema("Metric points: {time, step, data: {name: value}} per line.", {
-          time: 1_700_000_000_000,
-          step: 0,
-          data: { loss: 0.5 },
-        }),
-      },
-      async (request) => {
+    for (const [kind, description, example] of ROUTES)
+      app.post(`/ingest/${kind}`, { bodyLimit: INGEST_BODY_LIMIT, schema: schema(description, example) }, async (request) => {
         const run = await resolveIngestRun(store, request);
-        const batch = await decodeMetrics(request.body ?? "");
-        const accepted = await appendMetricsInSlices(store, request.auth.orgId, run.id, batch.series, clock.now());
+        const accepted = await ingest.ndjson(kind, request.auth.orgId, run.id, request.body ?? "");
         if (accepted === undefined) throw runNotFound(run.id);
         return { accepted };
-      },
-    );
-
-    app.post(
-      "/ingest/logs",
-      {
-        bodyLimit: INGEST_BODY_LIMIT,
-        schema: schema("Console lines: {time, message, lineNumber, logType, step?} per line.", {
-          time: 1_700_000_000_000,
-          message: "epoch 1",
-          lineNumber: 0,
-          logType: "INFO",
-        }),
-      },
-      async (request) => {
-        const run = await resolveIngestRun(store, request);
-        const lines = await decodeConsoleLines(request.body ?? "");
-        const accepted = await appendConsoleLinesInSlices(store, request.auth.orgId, run.id, lines, clock.now());
-        if (accepted === undefined) throw runNotFound(run.id);
-        return { accepted };
-      },
-    );
-
-    app.post(
-      "/ingest/data",
-      {
-        bodyLimit: INGEST_BODY_LIMIT,
-        schema: schema("Data rows: {time, step, logName, dataType, data} per line.", {
-          time: 1_700_000_000_000,
-          step: 0,
-          logName: "table",
-          dataType: "TABLE",
-          data: JSON.stringify({ columns: ["a"], rows: [[1]] }),
-        }),
-      },
-      async (request) => {
-        const run = await resolveIngestRun(store, request);
-        const rows = await decodeDataRows(request.body ?? "");
-        const accepted = await appendDataRowsInSlices(store, request.auth.orgId, run.id, rows, clock.now());
-        if (accepted === undefined) throw runNotFound(run.id);
-        return { accepted };
-      },
-    );
+      });
   };
 }

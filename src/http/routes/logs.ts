@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { AppDeps } from "../../app.js";
+import type { RouteDeps } from "../deps.js";
 import { READ_PAGE_BYTES } from "../../domain/paging.js";
 import { toIso } from "../../domain/time.js";
 import { getRunInProject } from "../../services/run-lookup.js";
@@ -7,7 +7,7 @@ import { STANDARD_ERRORS } from "../schemas/common.js";
 import { DataQuery, DataResponse, LogsQuery, LogsResponse } from "../schemas/logs.js";
 
 /** Reads of console lines and data rows (histograms, tables, string series), paged by count and size (src/domain/paging.ts). */
-export function logRoutes({ store }: AppDeps): FastifyPluginAsyncTypebox {
+export function logRoutes({ store }: RouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       "/api/runs/logs",

@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Readable } from "node:stream";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import type { AppDeps } from "../../app.js";
+import type { RouteDeps } from "../deps.js";
 import { invalidInput, projectNotFound } from "../../domain/errors.js";
 import { logGroupOf } from "../../domain/log-names.js";
 import { BATCH_MAX_POINTS, batchTooLarge, sampleLimitOf } from "../../domain/metric-batch.js";
 import { METRIC_PAGE_BYTES, METRIC_PAGE_METRICS, sampleJsonBytes } from "../../domain/metric-pages.js";
 import { finiteOrZero, nonFiniteFlags, valueFlag } from "../../domain/non-finite.js";
 import { takePage } from "../../domain/paging.js";
+import { stepWindow } from "../../domain/step-window.js";
 import { toIso } from "../../domain/time.js";
 import { getRunInProject, runInProjectWithSummaries } from "../../services/run-lookup.js";
 import { STANDARD_ERRORS } from "../schemas/common.js";
@@ -22,21 +23,19 @@ import {
 
 const tags = ["metrics"];
 
-function stepWindow(stepMin: number | undefined, stepMax: number | undefined): [number, number] {
-  const window: [number, number] = [stepMin ?? 0, stepMax ?? Number.MAX_SAFE_INTEGER];
-  if (window[0] > window[1]) throw invalidInput(`stepMin: ${window[0]} is greater than stepMax ${window[1]}`);
-  return window;
-}
+/** The step window of a read (domain/step-window.ts), refused in this API's words. */
+const stepsOf = (query: { stepMin?: number; stepMax?: number }) =>
+  stepWindow(query.stepMin, query.stepMax, (from, to) => invalidInput(`stepMin: ${from} is greater than stepMax ${to}`));
 
 /** Reads of metric points: sampled series for charts, and raw rows for scripts. */
-export function metricRoutes({ store }: AppDeps): FastifyPluginAsyncTypebox {
+export function metricRoutes({ store }: RouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       "/api/runs/metrics",
       { schema: { tags, querystring: MetricsQuery, response: { 200: MetricsResponse, ...STANDARD_ERRORS } } },
       async (request) => {
         const { runId, projectName, logName, logGroup, logNames, limit, offset } = request.query;
-        const [from, to] = stepWindow(request.query.stepMin, request.query.stepMax);
+        const [from, to] = stepsOf(request.query);
         const { orgId } = request.auth;
         const { run, summaries: all } = await runInProjectWithSummaries(store, orgId, runId, projectName, { logName, logGroup });
         const named = logNames && new Set(logNames);
@@ -86,7 +85,7 @@ export function metricRoutes({ store }: AppDeps): FastifyPluginAsyncTypebox {
         const { projectName, buckets } = request.body;
         const runIds = [...new Set(request.body.runIds)];
         const logNames = [...new Set(request.body.logNames)];
-        const [from, to] = stepWindow(request.body.stepMin, request.body.stepMax);
+        const [from, to] = stepsOf(request.body);
         const tooLarge = batchTooLarge(runIds.length, logNames.length, buckets);
         if (tooLarge) throw invalidInput(tooLarge);
         const { orgId } = request.auth;
@@ -136,7 +135,7 @@ export function metricRoutes({ store }: AppDeps): FastifyPluginAsyncTypebox {
       { schema: { tags, querystring: RawMetricsQuery, response: { 200: RawMetricsResponse, ...STANDARD_ERRORS } } },
       async (request) => {
         const { runId, projectName, logName, limit } = request.query;
-        const [from, to] = stepWindow(request.query.stepMin, request.query.stepMax);
+        const [from, to] = stepsOf(request.query);
         const run = await getRunInProject(store, request.auth.orgId, runId, projectName);
         const points = await store.readMetricPoints(request.auth.orgId, run.id, logName, from, to, limit);
         const logGroup = logGroupOf(logName);

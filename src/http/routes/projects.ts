@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { AppDeps } from "../../app.js";
+import type { RouteDeps } from "../deps.js";
 import { toIso } from "../../domain/time.js";
 import { STANDARD_ERRORS } from "../schemas/common.js";
 import { ProjectsResponse, SlugResponse, ValidateKeyResponse } from "../schemas/projects.js";
 
 /** The organization of the key: its projects, and the key checks clients use to log in. */
-export function projectRoutes({ store }: AppDeps): FastifyPluginAsyncTypebox {
+export function projectRoutes({ store }: RouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       "/api/runs/projects",

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { Static } from "typebox";
 import { invalidInput, runNotFound } from "../../domain/errors.js";
 import { decodeRunId } from "../../domain/ids.js";
-import type { AppDeps } from "../../app.js";
+import type { RouteDeps } from "../deps.js";
 import { getRunByDisplayId } from "../../services/run-lookup.js";
 import { toAlert, toRunDetails, toStatusEvent } from "../presenters.js";
 import { RunIdQuery, STANDARD_ERRORS } from "../schemas/common.js";
@@ -23,7 +23,7 @@ import {
 const tags = ["runs"];
 
 /** Reads of one run: details, status timeline, model graph, alerts, and the encoded-ID decoder. */
-export function runDetailRoutes({ store }: AppDeps): FastifyPluginAsyncTypebox {
+export function runDetailRoutes({ store }: RouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       "/api/runs/details/:runId",

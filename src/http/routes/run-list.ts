@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { AppDeps } from "../../app.js";
+import type { RouteDeps } from "../deps.js";
 import { projectNotFound } from "../../domain/errors.js";
 import { toIso, toIsoOrNull } from "../../domain/time.js";
 import { listProjectRuns } from "../../services/run-list.js";
@@ -8,7 +8,7 @@ import { STANDARD_ERRORS } from "../schemas/common.js";
 import { ListRunsQuery, ListRunsResponse } from "../schemas/run-list.js";
 
 /** GET /api/runs/list (docs/api.md, Run list): search, filters, sort, paging and field values. */
-export function runListRoutes({ store, clock }: AppDeps): FastifyPluginAsyncTypebox {
+export function runListRoutes({ store, clock }: RouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       "/api/runs/list",

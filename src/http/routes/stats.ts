@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { AppDeps } from "../../app.js";
+import type { RouteDeps } from "../deps.js";
 import { invalidInput, projectNotFound } from "../../domain/errors.js";
 import { leaderboardEntry, rankRuns } from "../../domain/leaderboard.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
@@ -58,7 +58,7 @@ function statistics(summary: MetricSummaryState) {
 }
 
 /** Reads from the live per-metric summaries: statistics, comparison, leaderboard and metric names. */
-export function statsRoutes({ store, config }: AppDeps): FastifyPluginAsyncTypebox {
+export function statsRoutes({ store, config }: RouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       "/api/runs/statistics",

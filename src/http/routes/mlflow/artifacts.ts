@@ -1,20 +1,21 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { Readable } from "node:stream";
-import type { AppDeps } from "../../../app.js";
-import { UploadRecorder } from "../../../services/file-uploads.js";
-import { BlobTooLargeError, type BlobRef } from "../../../blobs/blob-store.js";
-import { DomainError } from "../../../domain/errors.js";
-import { checkFileName, contentTypeOfFile } from "../../../domain/files.js";
-import { doesNotExist, invalidParameter } from "../../../domain/mlflow/errors.js";
-import { parseArtifactPath, listDirectory, ARTIFACT_LOG_NAME, normalizeArtifactPath } from "../../../domain/mlflow/artifacts.js";
+import type { RouteDeps } from "../../deps.js";
+import { doesNotExist, inMlflowTerms, invalidParameter } from "../../../domain/mlflow/errors.js";
+import {
+  artifactFile,
+  parseArtifactPath,
+  listDirectory,
+  ARTIFACT_LOG_NAME,
+  normalizeArtifactPath,
+} from "../../../domain/mlflow/artifacts.js";
 import { artifactUri } from "../../../domain/mlflow/model.js";
+import { checkFileName } from "../../../domain/files.js";
+import { refuseDeclaredOversize, sendFile, uploadBody } from "../../file-transfer.js";
 import { checkActive, findRun } from "../../../services/mlflow.js";
 import type { Run, StoredFile } from "../../../store/store.js";
 import { fieldsOf, optionalString, runIdOf } from "./common.js";
 
 const HIDDEN = { schema: { hide: true } };
-
-const refOf = (file: StoredFile): BlobRef => ({ orgId: file.orgId, projectId: file.projectId, runId: file.runId, fileId: file.id });
 
 /**
  * MLflow's artifacts: `artifacts/list` of the tracking API, and the artifact proxy
@@ -22,8 +23,7 @@ const refOf = (file: StoredFile): BlobRef => ({ orgId: file.orgId, projectId: fi
  * lists and deletes them. An artifact is a Stepwise file of its run (log name `mlflow-artifacts`,
  * file name its path), so it shows in the UI; its bytes stream into the BlobStore (local or S3).
  */
-export function artifactRoutes({ store, blobs, clock, config }: AppDeps) {
-  const uploads = new UploadRecorder(store, blobs);
+export function artifactRoutes({ store, clock, services: { files: fileService } }: RouteDeps) {
   async function artifactFiles(orgId: string, run: Run): Promise<StoredFile[]> {
     return store.listFiles(orgId, run.id, { logName: ARTIFACT_LOG_NAME });
   }
@@ -70,47 +70,22 @@ export function artifactRoutes({ store, blobs, clock, config }: AppDeps) {
       const { run, relative } = await runOfPath(request, (request.params as { "*": string })["*"]);
       checkActive(run);
       if (relative === "") throw invalidParameter("An artifact path must name a file");
-      try {
-        checkFileName(relative, "path");
-      } catch (error) {
-        throw error instanceof DomainError ? invalidParameter(error.message) : error;
-      }
-      const declared = Number(request.headers["content-length"] ?? 0);
-      if (declared > config.maxUploadBytes) {
-        reply.header("connection", "close");
-        throw new DomainError("PAYLOAD_TOO_LARGE", new BlobTooLargeError(config.maxUploadBytes).message);
-      }
-      const orgId = request.auth.orgId;
+      inMlflowTerms(() => checkFileName(relative, "path"));
+      const declared = refuseDeclaredOversize(request, reply, fileService);
       const now = clock.now();
-      const extension = /\.([A-Za-z0-9]{1,16})$/.exec(relative)?.[1]?.toLowerCase() ?? "bin";
       const [file] =
-        (await store.registerFiles(
-          orgId,
-          run.id,
-          [{ logName: ARTIFACT_LOG_NAME, fileName: relative, fileType: extension, fileSize: declared, time: now, step: 0 }],
-          now,
-        )) ?? [];
+        (await fileService.register(request.auth.orgId, run.id, [artifactFile(relative, declared, now)], () => "path", now)) ?? [];
       if (!file) throw doesNotExist(`Run with id=${run.mlflowId} not found`);
-      const body = (request.body as Readable | undefined) ?? Readable.from([]);
-      try {
-        await blobs.write(refOf(file), body, config.maxUploadBytes);
-      } catch (error) {
-        if (error instanceof BlobTooLargeError) throw new DomainError("PAYLOAD_TOO_LARGE", error.message);
-        throw error;
-      }
-      await uploads.record(file.id, refOf(file), clock.now());
+      await fileService.receive(file, uploadBody(request));
       return {};
     });
 
     app.get("/artifacts/*", HIDDEN, async (request, reply) => {
       const { run, relative } = await runOfPath(request, (request.params as { "*": string })["*"]);
       const file = (await artifactFiles(request.auth.orgId, run)).find((f) => f.fileName === relative);
-      const blob = file && (await blobs.read(refOf(file)));
-      if (!file || !blob) throw doesNotExist(`Artifact '${relative}' not found`);
-      reply.header("content-length", String(blob.size));
-      reply.header("content-type", contentTypeOfFile(file.fileType, file.fileName));
-      reply.header("content-disposition", "attachment");
-      return reply.send(blob.stream);
+      const download = file && (await fileService.open(file));
+      if (!download) throw doesNotExist(`Artifact '${relative}' not found`);
+      return sendFile(reply, download, { contentDisposition: "attachment" });
     });
 
     app.delete("/artifacts/*", HIDDEN, async (request) => {
@@ -121,10 +96,7 @@ export function artifactRoutes({ store, blobs, clock, config }: AppDeps) {
         (f) => f.fileName === relative || relative === "" || f.fileName.startsWith(`${relative}/`),
       );
       if (files.length === 0) throw doesNotExist(`Artifact '${relative}' not found`);
-      for (const file of files) {
-        await store.deleteFile(request.auth.orgId, file.id);
-        await blobs.delete(refOf(file));
-      }
+      for (const file of files) await fileService.delete(request.auth.orgId, file);
       return {};
     });
   };

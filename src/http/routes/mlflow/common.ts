@@ -1,76 +1,46 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { DomainError, type ErrorCode } from "../../../domain/errors.js";
-import { MlflowError, type MlflowErrorCode } from "../../../domain/mlflow/errors.js";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { MlflowError } from "../../../domain/mlflow/errors.js";
+import { orderByStep } from "../../../ingest/decode.js";
+import { invalidParameter } from "../../../domain/mlflow/errors.js";
 import {
   artifactUri,
+  checkKey,
+  checkValue,
+  LIMITS,
   metricValueJson,
   paramsOf,
-  RUN_NAME_TAG,
-  STEPWISE_TAGS_TAG,
+  parseInt64,
+  parseMetricValue,
+  parseTime,
   toMlflowStatus,
   USER_TAG,
 } from "../../../domain/mlflow/model.js";
+import { runTags } from "../../../domain/mlflow/tags.js";
 import { isTerminal } from "../../../domain/status.js";
 import { checkClientJson } from "../../../domain/json-text.js";
 import type { LatestMetric } from "../../../services/mlflow.js";
-import type { Project, Run } from "../../../store/store.js";
-import { storeUnavailability } from "../../../store/unavailable.js";
+import type { MetricSeries, Project, Run } from "../../../store/store.js";
 
-/** Stepwise's error codes as MLflow's, so the real client raises what its users catch. */
-const FROM_DOMAIN = new Map<ErrorCode, MlflowErrorCode>([
-  ["INVALID_INPUT", "INVALID_PARAMETER_VALUE"],
-  ["RUN_NOT_FOUND", "RESOURCE_DOES_NOT_EXIST"],
-  ["PROJECT_NOT_FOUND", "RESOURCE_DOES_NOT_EXIST"],
-  ["NOT_FOUND", "RESOURCE_DOES_NOT_EXIST"],
-  ["AMBIGUOUS_DISPLAY_ID", "INVALID_PARAMETER_VALUE"],
-  ["CONFLICT", "RESOURCE_ALREADY_EXISTS"],
-  ["MISSING_API_KEY", "UNAUTHENTICATED"],
-  ["INVALID_API_KEY", "UNAUTHENTICATED"],
-  ["EXPIRED_API_KEY", "UNAUTHENTICATED"],
-  ["REVOKED_API_KEY", "UNAUTHENTICATED"],
-  ["FORBIDDEN", "PERMISSION_DENIED"],
-  ["PAYLOAD_TOO_LARGE", "INVALID_PARAMETER_VALUE"],
-  ["UNSUPPORTED_MEDIA_TYPE", "BAD_REQUEST"],
-  ["STORE_UNAVAILABLE", "TEMPORARILY_UNAVAILABLE"],
-]);
+type Handler = (request: FastifyRequest) => Promise<unknown>;
+const HIDDEN = { schema: { hide: true } };
 
-function send(reply: FastifyReply, status: number, errorCode: string, message: string): void {
-  reply.status(status).send({ error_code: errorCode, message });
+/** How an MLflow resource registers its endpoints: hidden from the OpenAPI document (docs/api.md lists them). */
+export function endpoints(app: FastifyInstance) {
+  const get = (path: string, handler: Handler) => app.get(path, HIDDEN, handler);
+  const post = (path: string, handler: Handler) => app.post(path, HIDDEN, handler);
+  return {
+    get,
+    post,
+    /** Searches are answered both ways, as MLflow's server does. */
+    getAndPost: (path: string, handler: Handler) => {
+      get(path, handler);
+      post(path, handler);
+    },
+  };
 }
 
-/** MLflow's error body `{error_code, message}` with MLflow's status codes, for every error under its prefixes. */
-export function mlflowErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  if (error instanceof MlflowError) {
-    send(reply, error.status, error.errorCode, error.message);
-    return;
-  }
-  if (error instanceof DomainError) {
-    const code = FROM_DOMAIN.get(error.code) ?? "INTERNAL_ERROR";
-    const status = error.code === "PAYLOAD_TOO_LARGE" ? 413 : (new MlflowError(code, "").status ?? 500);
-    send(reply, status, code, error.message);
-    return;
-  }
-  const unavailable = storeUnavailability(error);
-  if (unavailable) {
-    reply.header("retry-after", String(unavailable.retryAfterSeconds));
-    send(reply, 503, "TEMPORARILY_UNAVAILABLE", unavailable.message);
-    return;
-  }
-  if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
-    send(reply, 413, "INVALID_PARAMETER_VALUE", "request body is too large");
-    return;
-  }
-  if (error.validation) {
-    send(reply, 400, "INVALID_PARAMETER_VALUE", error.message);
-    return;
-  }
-  if (error instanceof SyntaxError || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
-    send(reply, error.statusCode ?? 400, "BAD_REQUEST", error.message);
-    return;
-  }
-  request.log.error({ err: error }, "unexpected error");
-  send(reply, 500, "INTERNAL_ERROR", `internal error (request id ${request.id})`);
-}
+/** The caller's organization. */
+export const orgOf = (request: FastifyRequest) => request.auth.orgId;
 
 /**
  * A request's fields: the query of a GET, the JSON body otherwise (MLflow's client sends both ways).
@@ -154,14 +124,6 @@ export function runInfoJson(run: Run) {
   };
 }
 
-/** MLflow's tags of a run: its own, the run name, and Stepwise's tag list as one read-only tag. */
-export function runTags(run: Run): [string, string][] {
-  const tags = new Map(run.mlflowTags);
-  tags.set(RUN_NAME_TAG, run.name);
-  if (run.tags.length > 0) tags.set(STEPWISE_TAGS_TAG, JSON.stringify(run.tags));
-  return [...tags];
-}
-
 export function runJson(run: Run, metrics: LatestMetric[]) {
   return {
     info: runInfoJson(run),
@@ -178,3 +140,53 @@ export function runJson(run: Run, metrics: LatestMetric[]) {
     inputs: { dataset_inputs: Array.isArray(run.mlflowInputs) ? run.mlflowInputs : [] },
   };
 }
+
+/** A `max_results` field: absent is `fallback`, else an integer from 1 to `max`. */
+export function maxResultsOf(fields: Record<string, unknown>, name: string, fallback: number, max: number): number {
+  const value = parseInt64(Object.hasOwn(fields, name) ? fields[name] : undefined, name, fallback);
+  if (value < 1 || value > max) throw invalidParameter(`Invalid value ${value} for parameter '${name}': it must be from 1 to ${max}`);
+  return value;
+}
+
+interface KeyValue {
+  key: string;
+  value: string;
+}
+
+/** A list of `{key, value}` tags (a missing value is ""). */
+export function tagsOf(list: unknown[], what: string): [string, string][] {
+  return list.map((item, i) => {
+    const tag = (item ?? {}) as Partial<KeyValue>;
+    return [checkKey(tag.key, `${what}[${i}].key`), checkValue(tag.value ?? "", `${what}[${i}].value`, LIMITS.tagValueLength)];
+  });
+}
+
+/** A list of `{key, value}` params (a value is required). */
+export function paramsOfList(list: unknown[]): [string, string][] {
+  return list.map((item, i): [string, string] => {
+    const param = (item ?? {}) as Partial<KeyValue>;
+    return [checkKey(param.key, `params[${i}].key`), checkValue(param.value, `params[${i}].value`, LIMITS.paramValueLength)];
+  });
+}
+
+/** Metric points of one request as series (grouped by key, ascending by step; the last point sent for a step wins). */
+export function metricSeries(list: unknown[], now: number): MetricSeries[] {
+  const byKey = new Map<string, MetricSeries>();
+  list.forEach((item, i) => {
+    const metric = (item ?? {}) as Record<string, unknown>;
+    // A batch names few keys many times (10 keys × 100 steps): a key already grouped passed checkKey.
+    let series = typeof metric.key === "string" ? byKey.get(metric.key) : undefined;
+    const key = series ? series.logName : checkKey(metric.key, `metrics[${i}].key`);
+    const value = parseMetricValue(metric.value, `metrics[${i}].value`);
+    const timestamp = parseTime(metric.timestamp, `metrics[${i}].timestamp`, now);
+    const step = parseInt64(metric.step, `metrics[${i}].step`, 0);
+    if (!series) byKey.set(key, (series = { logName: key, steps: [], values: [], times: [] }));
+    series.steps.push(step);
+    series.values.push(value);
+    series.times.push(timestamp);
+  });
+  return [...byKey.values()].map(orderByStep);
+}
+
+/** A page's `next_page_token`, present only when there is a next page. */
+export const nextPage = (token: string | undefined) => (token ? { next_page_token: token } : {});

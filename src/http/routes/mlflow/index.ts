@@ -1,9 +1,11 @@
 import type { FastifyInstance } from "fastify";
-import type { AppDeps } from "../../../app.js";
+import type { RouteDeps } from "../../deps.js";
 import { MlflowError } from "../../../domain/mlflow/errors.js";
+import { mlflowErrorHandler } from "../../errors.js";
 import { artifactRoutes } from "./artifacts.js";
-import { mlflowErrorHandler } from "./common.js";
-import { trackingRoutes } from "./tracking.js";
+import { experimentRoutes } from "./experiments.js";
+import { metricRoutes } from "./metrics.js";
+import { runRoutes } from "./runs.js";
 
 /** Where MLflow's client finds the tracking API and the artifact proxy: under /api and /ajax-api, as on MLflow's server. */
 export const MLFLOW_PREFIXES = ["/api/2.0/mlflow", "/ajax-api/2.0/mlflow"] as const;
@@ -13,7 +15,7 @@ export const MLFLOW_ARTIFACT_PREFIXES = ["/api/2.0/mlflow-artifacts", "/ajax-api
  * MLflow's REST tracking API and artifact proxy (docs/api.md, "MLflow's REST API"), authenticated
  * like every route (the parent scope's hook), answering errors in MLflow's body and status codes.
  */
-export function mlflowRoutes(deps: AppDeps) {
+export function mlflowRoutes(deps: RouteDeps) {
   const artifacts = artifactRoutes(deps);
   const scope = (routes: (app: FastifyInstance) => Promise<void>) => async (app: FastifyInstance) => {
     app.setErrorHandler(mlflowErrorHandler);
@@ -24,11 +26,10 @@ export function mlflowRoutes(deps: AppDeps) {
   };
   return async (app: FastifyInstance) => {
     for (const prefix of MLFLOW_PREFIXES) {
-      const tracking = trackingRoutes(deps);
+      const resources = [experimentRoutes(deps), runRoutes(deps), metricRoutes(deps), artifacts.tracking];
       await app.register(
         scope(async (api) => {
-          await tracking(api);
-          await artifacts.tracking(api);
+          for (const routes of resources) await routes(api);
         }),
         { prefix },
       );

@@ -1,0 +1,12 @@
+import type { BlobStore } from "../blobs/blob-store.js";
+import type { Config } from "../config.js";
+import type { Clock } from "../domain/time.js";
+import type { Store } from "../store/store.js";
+
+/** What the services work over. */
+export interface ServiceDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  blobs: BlobStore;
+}

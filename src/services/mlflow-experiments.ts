@@ -1,0 +1,113 @@
+import { DomainError } from "../domain/errors.js";
+import { doesNotExist, invalidParameter, MlflowError } from "../domain/mlflow/errors.js";
+import { applyTags } from "../domain/mlflow/model.js";
+import { type Clause, compareKeys, compileClause, type OrderTerm, type SortValue } from "../domain/mlflow/search.js";
+import { withoutTag } from "../domain/mlflow/tags.js";
+import { deletedAtAfter, inView, type ViewType } from "../domain/mlflow/views.js";
+import { encodePageToken, pageTokenCount } from "../domain/page-token.js";
+import type { Clock } from "../domain/time.js";
+import type { Project, Store } from "../store/store.js";
+import { findExperiment, updateProjectMlflow } from "./mlflow.js";
+
+/** An experiment search, its filter and order parsed (parseFilter and parseOrderBy with EXPERIMENT_ATTRIBUTES). */
+export interface ExperimentSearch {
+  clauses: Clause[];
+  terms: OrderTerm[];
+  maxResults: number;
+  viewType: ViewType;
+  pageToken?: string;
+}
+
+/** The value of an experiment that a filter clause or order term names: undefined when it has none. */
+function experimentValue(project: Project, entity: string, key: string): string | number | undefined {
+  if (entity === "tag") return new Map(project.mlflowTags).get(key);
+  if (entity !== "attribute") return undefined;
+  if (key === "name") return project.name;
+  if (key === "experiment_id") return String(project.id);
+  return key === "creation_time" ? project.createdAt : project.updatedAt;
+}
+
+/** A project name taken by another experiment, in MLflow's words. */
+function nameTaken(name: string) {
+  return (error: unknown) => {
+    if (error instanceof DomainError && error.code === "CONFLICT")
+      throw new MlflowError("RESOURCE_ALREADY_EXISTS", `Experiment(name=${name}) already exists.`);
+    throw error;
+  };
+}
+
+/** MLflow's experiment workflows: an experiment is a Stepwise project (docs/api.md, "MLflow's REST API"). */
+export class MlflowExperiments {
+  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+
+  /** Creates the experiment (a project) with its tags; returns its ID. */
+  async create(orgId: string, name: string, tags: [string, string][]): Promise<number> {
+    const { store, clock } = this.deps;
+    const project = await store.createProject(orgId, name, clock.now()).catch(nameTaken(name));
+    if (tags.length > 0)
+      await updateProjectMlflow(store, orgId, project.id, (s) => ({ ...s, mlflowTags: applyTags(s.mlflowTags, tags) }), clock.now());
+    return project.id;
+  }
+
+  async getByName(orgId: string, name: string): Promise<Project> {
+    const project = await this.deps.store.getProjectByName(orgId, name);
+    if (!project) throw doesNotExist(`Could not find experiment with name '${name}'`);
+    return project;
+  }
+
+  /** MLflow's experiment search: filtered, ordered by the full key (compareKeys) and paged by offset. */
+  async search(orgId: string, request: ExperimentSearch): Promise<{ experiments: Project[]; nextPageToken?: string }> {
+    const { clauses, terms, maxResults, viewType } = request;
+    const offset = request.pageToken ? pageTokenCount(request.pageToken, "offset") : 0;
+    const tests = clauses.map((clause) => ({ clause, test: compileClause(clause) }));
+    for (const clause of clauses)
+      if (clause.entity !== "tag" && clause.entity !== "attribute")
+        throw invalidParameter(`Invalid entity type in experiment filter: ${clause.entity}`);
+    const projects = (await this.deps.store.listProjects(orgId)).filter(
+      (p) => inView(p.deletedAt, viewType) && tests.every(({ clause, test }) => test(experimentValue(p, clause.entity, clause.key))),
+    );
+    const keyOf = (p: Project): SortValue[] => [...terms.map((t) => experimentValue(p, t.entity, t.key) ?? null), p.createdAt, p.id];
+    const keys = new Map(projects.map((p) => [p.id, keyOf(p)]));
+    projects.sort((a, b) => compareKeys(keys.get(a.id)!, keys.get(b.id)!, terms));
+    const more = offset + maxResults < projects.length;
+    return {
+      experiments: projects.slice(offset, offset + maxResults),
+      nextPageToken: more ? encodePageToken({ offset: offset + maxResults }) : undefined,
+    };
+  }
+
+  /** The experiment a request names (RESOURCE_DOES_NOT_EXIST when there is none); a request's other fields are parsed after it, as on MLflow's server. */
+  find(orgId: string, experimentId: unknown): Promise<Project> {
+    return findExperiment(this.deps.store, orgId, experimentId);
+  }
+
+  async rename(orgId: string, project: Project, name: string): Promise<void> {
+    const { store, clock } = this.deps;
+    await updateProjectMlflow(store, orgId, project.id, (s) => ({ ...s, name }), clock.now()).catch(nameTaken(name));
+  }
+
+  /** Deletes (keeping an earlier deletion time) or restores the experiment. */
+  async setDeleted(orgId: string, experimentId: unknown, deleted: boolean): Promise<void> {
+    const { store, clock } = this.deps;
+    const project = await findExperiment(store, orgId, experimentId);
+    const now = clock.now();
+    await updateProjectMlflow(store, orgId, project.id, (s) => ({ ...s, deletedAt: deletedAtAfter(deleted, s.deletedAt, now) }), now);
+  }
+
+  async setTag(orgId: string, project: Project, tag: [string, string]): Promise<void> {
+    const { store, clock } = this.deps;
+    await updateProjectMlflow(store, orgId, project.id, (s) => ({ ...s, mlflowTags: applyTags(s.mlflowTags, [tag]) }), clock.now());
+  }
+
+  async deleteTag(orgId: string, project: Project, key: string): Promise<void> {
+    const { store, clock } = this.deps;
+    const missing = () => doesNotExist(`No tag with name: ${key} in experiment ${project.id}`);
+    await updateProjectMlflow(store, orgId, project.id, (s) => ({ ...s, mlflowTags: withoutTag(s.mlflowTags, key, missing) }), clock.now());
+  }
+
+  /** logged-models/search: Stepwise keeps no logged models; each named experiment must exist. */
+  async searchLoggedModels(orgId: string, experimentIds: unknown[]): Promise<[]> {
+    for (const id of experimentIds) await findExperiment(this.deps.store, orgId, String(id));
+    return [];
+  }
+}

@@ -1,0 +1,171 @@
+import { DomainError } from "../domain/errors.js";
+import type { Json } from "../domain/merge.js";
+import { doesNotExist, invalidParameter } from "../domain/mlflow/errors.js";
+import { applyParams, applyTags } from "../domain/mlflow/model.js";
+import { checkTagWritable, nameFrom, renamedTags, withLoggedModel, withoutTag } from "../domain/mlflow/tags.js";
+import { deletedAtAfter } from "../domain/mlflow/views.js";
+import type { RunStatus } from "../domain/status.js";
+import type { Clock } from "../domain/time.js";
+import type { Actor, MetricSeries, MlflowRunRef, Project, Run, Store } from "../store/store.js";
+import type { IngestService } from "./ingest.js";
+import { checkActive, findRun, findRunRef, updateRunMlflow } from "./mlflow.js";
+import type { RunLifecycle } from "./runs.js";
+
+/** What log-batch (and log-metric, log-parameter, set-tag) writes to one run. */
+export interface LogBatch {
+  params: [string, string][];
+  tags: [string, string][];
+  metrics: MetricSeries[];
+}
+
+/**
+ * MLflow's run writes (docs/api.md, "MLflow's REST API"): a run is a Stepwise run, its params its
+ * config, its tags MLflow's tags beside Stepwise's (domain/mlflow/tags.ts); its metrics go through
+ * the ingest service, as Stepwise's /ingest/metrics does. A deleted run is read-only.
+ */
+export class MlflowRuns {
+  constructor(
+    private readonly deps: { store: Store; clock: Clock },
+    private readonly runs: RunLifecycle,
+    private readonly ingest: IngestService,
+  ) {}
+
+  /** The run a request names (RESOURCE_DOES_NOT_EXIST when there is none), with its JSON fields. */
+  find(orgId: string, runId: unknown): Promise<Run> {
+    return findRun(this.deps.store, orgId, runId);
+  }
+
+  /** The run a write names: its ID and lifecycle only. */
+  findRef(orgId: string, runId: unknown): Promise<MlflowRunRef> {
+    return findRunRef(this.deps.store, orgId, runId);
+  }
+
+  /** A deleted run is read-only: INVALID_PARAMETER_VALUE, as on MLflow's server. */
+  checkActive(run: MlflowRunRef): void {
+    checkActive(run);
+  }
+
+  /** find, for a write that must refuse a deleted run before it reads the rest of the request. */
+  async findActive(orgId: string, runId: unknown): Promise<MlflowRunRef> {
+    const run = await this.findRef(orgId, runId);
+    checkActive(run);
+    return run;
+  }
+
+  /** Creates a run in the experiment, with its MLflow tags (domain/mlflow/tags.ts newRunTags). */
+  async create(
+    orgId: string,
+    project: Project,
+    run: { name: string; mlflowTags: [string, string][]; createdAt: number },
+    actor: Actor,
+    now: number,
+  ): Promise<Run> {
+    try {
+      const input = { projectName: project.name, name: run.name, tags: [], mlflowTags: run.mlflowTags, createdAt: run.createdAt };
+      return (await this.runs.create(orgId, input, actor, now)).run;
+    } catch (error) {
+      // The store refuses a deleted project inside its transaction (checkProjectTakesRuns), in MLflow's words here.
+      if (error instanceof DomainError && error.code === "CONFLICT")
+        throw invalidParameter(`The experiment ${project.id} must be in the 'active' state. Current state is deleted.`);
+      throw error;
+    }
+  }
+
+  /** runs/update: renames the run (and its mlflow.runName), then records its status; a terminal status ends at `endTime`. */
+  async update(
+    orgId: string,
+    run: Run,
+    update: { name: string; status?: RunStatus; endTime?: number },
+    actor: Actor,
+    now = this.deps.clock.now(),
+  ): Promise<Run> {
+    const { store } = this.deps;
+    let updated = run;
+    if (update.name)
+      updated = (await updateRunMlflow(
+        store,
+        orgId,
+        run.id,
+        (s) => ({ ...s, name: update.name, mlflowTags: renamedTags(s.mlflowTags, update.name) }),
+        now,
+      ))!;
+    const status = update.status;
+    if (status !== undefined) {
+      const statusUpdated = status === "RUNNING" ? undefined : (update.endTime ?? now);
+      await this.runs.updateStatus(orgId, updated.id, { status, statusUpdated, source: "api" }, actor, now);
+      updated = (await store.getRun(orgId, updated.id))!;
+    }
+    return updated;
+  }
+
+  /** Deletes (keeping an earlier deletion time) or restores the run. */
+  async setDeleted(orgId: string, runId: unknown, deleted: boolean): Promise<void> {
+    const run = await this.findRef(orgId, runId);
+    const now = this.deps.clock.now();
+    await updateRunMlflow(this.deps.store, orgId, run.id, (s) => ({ ...s, deletedAt: deletedAtAfter(deleted, s.deletedAt, now) }), now);
+  }
+
+  /**
+   * Logs params, tags and metrics of one run: params and tags in one transaction (write-once
+   * checked; mlflow.runName renames the run), then the metrics through the ingest service.
+   */
+  async logBatch(orgId: string, run: MlflowRunRef, items: LogBatch): Promise<void> {
+    const { store, clock } = this.deps;
+    const now = clock.now();
+    checkActive(run);
+    if (items.params.length > 0 || items.tags.length > 0) {
+      for (const [key] of items.tags) checkTagWritable(key);
+      await updateRunMlflow(
+        store,
+        orgId,
+        run.id,
+        (s) => ({
+          ...s,
+          name: nameFrom(items.tags, s.name),
+          config: applyParams(s.config, items.params),
+          mlflowTags: applyTags(s.mlflowTags, items.tags),
+        }),
+        now,
+      );
+    }
+    if (items.metrics.length > 0) {
+      const stored = await this.ingest.metrics(orgId, run.id, items.metrics, now);
+      if (stored === undefined) throw doesNotExist(`Run with id=${run.mlflowId} not found`);
+    }
+  }
+
+  /** Deletes a tag of an active run (stepwise.tags is read-only; a missing tag is RESOURCE_DOES_NOT_EXIST). */
+  async deleteTag(orgId: string, run: MlflowRunRef, key: string): Promise<void> {
+    checkTagWritable(key);
+    const missing = () => doesNotExist(`No tag with name: ${key} in run with id ${run.mlflowId}`);
+    await updateRunMlflow(
+      this.deps.store,
+      orgId,
+      run.id,
+      (s) => ({ ...s, mlflowTags: withoutTag(s.mlflowTags, key, missing) }),
+      this.deps.clock.now(),
+    );
+  }
+
+  /** Appends dataset inputs to an active run's. */
+  async logInputs(orgId: string, run: MlflowRunRef, datasets: unknown[]): Promise<void> {
+    await updateRunMlflow(
+      this.deps.store,
+      orgId,
+      run.id,
+      (s) => ({ ...s, mlflowInputs: [...(Array.isArray(s.mlflowInputs) ? s.mlflowInputs : []), ...(datasets as Json[])] }),
+      this.deps.clock.now(),
+    );
+  }
+
+  /** As MLflow's server: the model's description is appended to the run's mlflow.log-model.history tag. */
+  async logModel(orgId: string, run: MlflowRunRef, model: unknown): Promise<void> {
+    await updateRunMlflow(
+      this.deps.store,
+      orgId,
+      run.id,
+      (s) => ({ ...s, mlflowTags: withLoggedModel(s.mlflowTags, model) }),
+      this.deps.clock.now(),
+    );
+  }
+}

@@ -1,0 +1,35 @@
+import type { ServiceDeps } from "./deps.js";
+import { FileService } from "./files.js";
+import { IngestService } from "./ingest.js";
+import { MlflowExperiments } from "./mlflow-experiments.js";
+import { MlflowRuns } from "./mlflow-runs.js";
+import { RunLifecycle } from "./runs.js";
+
+export type { ServiceDeps };
+
+/** The write workflows, one service each; both protocols' routes call these (docs/architecture.md). */
+export interface Services {
+  /** Create, resume, status, tags, notes, config, ... of a run. */
+  runs: RunLifecycle;
+  /** Metric points, console lines and data rows, of both protocols. */
+  ingest: IngestService;
+  /** Register, upload, list, download and delete files (and MLflow's artifacts). */
+  files: FileService;
+  /** MLflow's experiments (Stepwise projects). */
+  mlflowExperiments: MlflowExperiments;
+  /** MLflow's run writes: create, update, log-batch (through ingest.ts), tags, inputs, models. */
+  mlflowRuns: MlflowRuns;
+}
+
+/** The services of one application (src/app.ts builds them once, so state such as upload turns is shared by every route). */
+export function createServices(deps: ServiceDeps): Services {
+  const runs = new RunLifecycle(deps);
+  const ingest = new IngestService(deps);
+  return {
+    runs,
+    ingest,
+    files: new FileService(deps),
+    mlflowExperiments: new MlflowExperiments(deps),
+    mlflowRuns: new MlflowRuns(deps, runs, ingest),
+  };
+}
