@@ -8,18 +8,10 @@ import {
   MAX_CHUNK_POINTS,
   SAMPLED_BYTES_PER_POINT,
   viewChunk,
-  type ChunkView,
-  type PointColumns,
 } from "../metric-chunks.js";
-import {
-  CHUNK_BLOCK,
-  CHUNK_META,
-  CHUNK_SUMMARY,
-  summarizeChunkRows,
-  type ChunkBlockRow,
-  type ChunkMeta,
-  type ChunkSummaryRow,
-} from "../metric-series.js";
+import type { ChunkView, PointColumns } from "../metric-chunks.js";
+import { CHUNK_BLOCK, CHUNK_META, CHUNK_SUMMARY, summarizeChunkRows } from "../metric-series.js";
+import type { ChunkBlockRow, ChunkMeta, ChunkSummaryRow } from "../metric-series.js";
 import { arrays, row, rows, run, type Sql } from "./db.js";
 
 const CHUNK_COLUMNS = ["metric_id", "start_step", "end_step", "point_count", ...CHUNK_AGGREGATE_COLUMNS, "points"];

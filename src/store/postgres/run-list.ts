@@ -1,13 +1,5 @@
-import {
-  CANDIDATE_COLUMNS,
-  RUN_ORDER_COLUMNS,
-  SELECT_RUN,
-  runsInOrder,
-  toCandidate,
-  toRun,
-  type CandidateRow,
-  type RunRow,
-} from "../rows.js";
+import { CANDIDATE_COLUMNS, RUN_ORDER_COLUMNS, SELECT_RUN, runsInOrder, toCandidate, toRun } from "../rows.js";
+import type { CandidateRow, RunRow } from "../rows.js";
 import type { Run, RunCandidate, RunListQuery, RunNarrowing } from "../store.js";
 import { arrays, row, rows, type Sql } from "./db.js";
 

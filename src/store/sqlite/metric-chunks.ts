@@ -6,19 +6,11 @@ import {
   encodeChunk,
   MAX_CHUNK_POINTS,
   viewChunk,
-  type ChunkView,
-  type PointColumns,
 } from "../metric-chunks.js";
+import type { ChunkView, PointColumns } from "../metric-chunks.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
-import {
-  CHUNK_BLOCK,
-  CHUNK_META,
-  CHUNK_SUMMARY,
-  summarizeChunkRows,
-  type ChunkBlockRow,
-  type ChunkMeta,
-  type ChunkSummaryRow,
-} from "../metric-series.js";
+import { CHUNK_BLOCK, CHUNK_META, CHUNK_SUMMARY, summarizeChunkRows } from "../metric-series.js";
+import type { ChunkBlockRow, ChunkMeta, ChunkSummaryRow } from "../metric-series.js";
 import type { Statements } from "./statements.js";
 
 const CHUNK_ROW_COLUMNS = ["start_step", "end_step", "point_count", ...CHUNK_AGGREGATE_COLUMNS];

@@ -1,14 +1,5 @@
-import {
-  MLFLOW_CANDIDATE_COLUMNS,
-  SELECT_PROJECT_WITH_COUNT,
-  SELECT_RUN,
-  toMlflowCandidate,
-  toProject,
-  toRun,
-  type MlflowCandidateRow,
-  type ProjectWithCountRow,
-  type RunRow,
-} from "../rows.js";
+import { MLFLOW_CANDIDATE_COLUMNS, SELECT_PROJECT_WITH_COUNT, SELECT_RUN, toMlflowCandidate, toProject, toRun } from "../rows.js";
+import type { MlflowCandidateRow, ProjectWithCountRow, RunRow } from "../rows.js";
 import type { MlflowCandidate, MlflowRunRef, Project, Run } from "../store.js";
 import type { Statements } from "./statements.js";
 
