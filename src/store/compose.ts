@@ -1,15 +1,15 @@
 import type { Store, StoreConnection } from "./store.js";
 import type { Workflow } from "./workflow.js";
-import * as lifecycle from "./workflows/run-lifecycle.js";
-import type { RunLifecycleOperations } from "./workflows/run-lifecycle.js";
-import * as runWrites from "./workflows/run-writes.js";
-import type { RunWriteOperations } from "./workflows/run-writes.js";
 import * as accounts from "./workflows/accounts.js";
 import type { AccountOperations } from "./workflows/accounts.js";
 import * as mlflow from "./workflows/mlflow.js";
+import type { MlflowOperations } from "./workflows/mlflow.js";
+import * as lifecycle from "./workflows/run-lifecycle.js";
+import type { RunLifecycleOperations } from "./workflows/run-lifecycle.js";
 import * as runReads from "./workflows/run-reads.js";
 import type { RunReadOperations } from "./workflows/run-reads.js";
-import type { MlflowOperations } from "./workflows/mlflow.js";
+import * as runWrites from "./workflows/run-writes.js";
+import type { RunWriteOperations } from "./workflows/run-writes.js";
 
 type StoreMethod = Exclude<keyof Store, keyof StoreConnection>;
 

@@ -7,7 +7,6 @@ export interface ProjectRow {
   id: number;
   name: string;
   run_prefix: string;
-  next_number: number;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
@@ -29,6 +28,6 @@ export function getOrCreateProjectRow(s: Statements, orgId: string, name: string
      ON CONFLICT (org_id, name) DO NOTHING`,
   ).run(orgId, name, displayPrefix(name), now, now);
   return s
-    .get("SELECT id, name, run_prefix, next_number, created_at, updated_at, deleted_at FROM projects WHERE org_id = ? AND name = ?")
+    .get("SELECT id, name, run_prefix, created_at, updated_at, deleted_at FROM projects WHERE org_id = ? AND name = ?")
     .get(orgId, name) as ProjectRow;
 }

@@ -51,8 +51,10 @@ export function listLogNames(s: Statements, orgId: string, runId: number): LogNa
   return rows.map(toLogName);
 }
 
-/** Heartbeats only move forward: a late request with an old clock never makes a run look stale. */
-/** An ingested batch: a heartbeat of its run, and activity of the run and its project (domain/time.ts). */
+/**
+ * The touchActivity operation (workflows/run-writes.ts): heartbeats only move forward, the project
+ * row is written at most once per PROJECT_ACTIVITY_RESOLUTION_MS.
+ */
 export function touchHeartbeat(s: Statements, runId: number, now: number): void {
   s.get("UPDATE runs SET heartbeat_at = max(heartbeat_at, ?), updated_at = max(updated_at, ?) WHERE id = ?").run(now, now, runId);
   s.get("UPDATE projects SET updated_at = ? WHERE id = (SELECT project_id FROM runs WHERE id = ?) AND updated_at <= ?").run(
