@@ -15,9 +15,9 @@ interface CatalogueEntry {
 /**
  * The one error catalogue, for both protocols: each domain error code, the status it answers with
  * on Stepwise's routes, and the code and status on MLflow's. A new ErrorCode without its entry
- * does not compile (the `satisfies`), so it can never fall through to a 500.
+ * does not compile (the `Record<ErrorCode, …>` type), so it can never fall through to a 500.
  */
-export const ERROR_CATALOGUE = {
+export const ERROR_CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
   INVALID_INPUT: { status: 400, mlflowCode: "INVALID_PARAMETER_VALUE" },
   MISSING_API_KEY: { status: 401, mlflowCode: "UNAUTHENTICATED" },
   INVALID_API_KEY: { status: 401, mlflowCode: "UNAUTHENTICATED" },
@@ -32,7 +32,7 @@ export const ERROR_CATALOGUE = {
   PAYLOAD_TOO_LARGE: { status: 413, mlflowCode: "INVALID_PARAMETER_VALUE", mlflowStatus: 413 },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, mlflowCode: "BAD_REQUEST" },
   STORE_UNAVAILABLE: { status: 503, mlflowCode: "TEMPORARILY_UNAVAILABLE" },
-} as const satisfies Record<ErrorCode, CatalogueEntry>;
+};
 
 /** MLflow's code and status of a domain error (ERROR_CATALOGUE). */
 export function mlflowErrorOf(code: ErrorCode): { errorCode: MlflowErrorCode; status: number } {

@@ -20,7 +20,7 @@ export type MlflowErrorCode =
  * raises the exceptions its users catch (docs/api.md, "MLflow's REST API"). A code without a
  * status does not compile.
  */
-export const MLFLOW_ERROR_STATUS = {
+export const MLFLOW_ERROR_STATUS: Record<MlflowErrorCode, number> = {
   INVALID_PARAMETER_VALUE: 400,
   BAD_REQUEST: 400,
   MALFORMED_REQUEST: 400,
@@ -33,7 +33,7 @@ export const MLFLOW_ERROR_STATUS = {
   INVALID_STATE: 500,
   INTERNAL_ERROR: 500,
   TEMPORARILY_UNAVAILABLE: 503,
-} as const satisfies Record<MlflowErrorCode, number>;
+};
 
 export class MlflowError extends Error {
   constructor(
