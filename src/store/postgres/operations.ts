@@ -11,6 +11,7 @@ import { insertLogNames, touchHeartbeat } from "./run-attributes.js";
 import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
 import { getProject } from "./mlflow.js";
+import { metricReadOperations } from "./metric-reads.js";
 
 /**
  * The operations of the workflows in src/store/workflows/ in PostgreSQL's SQL, each on the workflow's
@@ -211,5 +212,7 @@ export function postgresOperations(sql: Sql): Async<Operations> {
     consoleLineTotal: (runId, logType) => consoleLineTotal(sql, runId, logType),
     consoleLineKey: (runId, logType, skip, fromEnd) => consoleLineKey(sql, runId, logType, skip, fromEnd),
     consoleLinePage: (runId, logType, first, page) => consoleLinePage(sql, runId, logType, first, page),
+
+    ...metricReadOperations(sql),
   };
 }

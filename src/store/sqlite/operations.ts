@@ -7,6 +7,7 @@ import { newRunValues, statusEventValues } from "../workflows/run-lifecycle.js";
 import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
 import { getProject } from "./mlflow.js";
+import { metricReadOperations } from "./metric-reads.js";
 import { getOrCreateProjectRow } from "./projects.js";
 import { touchHeartbeat } from "./run-attributes.js";
 import type { Statements } from "./statements.js";
@@ -190,5 +191,7 @@ export function sqliteOperations(s: Statements): Operations {
     consoleLineTotal: (runId, logType) => consoleLineTotal(s, runId, logType),
     consoleLineKey: (runId, logType, skip, fromEnd) => consoleLineKey(s, runId, logType, skip, fromEnd),
     consoleLinePage: (runId, logType, first, page) => consoleLinePage(s, runId, logType, first, page),
+
+    ...metricReadOperations(s),
   };
 }
