@@ -63,21 +63,23 @@ export function metricReadOperations(sql: Sql): Async<MetricReadOperations> {
         `SELECT run_id AS "runId", id, first_step AS "firstStep" FROM metrics WHERE run_id = ANY($1::bigint[]) AND log_name = $2`,
         [runIds, logName],
       ),
-    metricNamesOfRuns: async (runIds, filter) =>
-      (
-        await rows<{ log_name: string }>(
-          sql,
-          `SELECT DISTINCT log_name FROM metrics WHERE run_id = ANY($1::bigint[]) AND ($2::text IS NULL OR log_name = $2)
-           AND ($3::text IS NULL OR log_group = $3)`,
-          [runIds, filter.logName ?? null, filter.logGroup ?? null],
-        )
-      ).map((row) => row.log_name),
+    // Unfiltered (the names of runs), the index on run and name covers the query.
+    metricNamesOfRuns: async (runIds, { logName, logGroup }) => {
+      const filtered = logName !== undefined || logGroup !== undefined;
+      const names = await rows<{ log_name: string }>(
+        sql,
+        `SELECT DISTINCT log_name FROM metrics WHERE run_id = ANY($1::bigint[])
+         ${filtered ? "AND ($2::text IS NULL OR log_name = $2) AND ($3::text IS NULL OR log_group = $3)" : ""}`,
+        filtered ? [runIds, logName ?? null, logGroup ?? null] : [runIds],
+      );
+      return names.map((row) => row.log_name);
+    },
     runForks: (orgId, runIds, projectId) =>
       rows<RunFork>(
         sql,
         `SELECT id, forked_from_run_id AS forked FROM runs
-         WHERE org_id = $1 AND id = ANY($2::bigint[]) AND ($3::bigint IS NULL OR project_id = $3)`,
-        [orgId, runIds, projectId ?? null],
+         WHERE org_id = $1 AND id = ANY($2::bigint[]) ${projectId === undefined ? "" : "AND project_id = $3"}`,
+        projectId === undefined ? [orgId, runIds] : [orgId, runIds, projectId],
       ),
     metricRowsOfRuns: (runIds) =>
       rows<MetricRow>(sql, `SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = ANY($1::bigint[]) ORDER BY run_id, log_name`, [runIds]),

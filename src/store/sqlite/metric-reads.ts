@@ -63,15 +63,16 @@ export function metricReadOperations(s: Statements): MetricReadOperations {
       );
       return chain.map((link) => ({ ...link, metric: metrics.get(link.id) }));
     },
-    metricNamesOfRuns: (runIds, { logName = null, logGroup = null }) =>
-      (
-        s
-          .get(
-            `SELECT DISTINCT log_name FROM metrics WHERE run_id IN (SELECT value FROM json_each(?))
-             AND (? IS NULL OR log_name = ?) AND (? IS NULL OR log_group = ?)`,
-          )
-          .all(JSON.stringify(runIds), logName, logName, logGroup, logGroup) as { log_name: string }[]
-      ).map((row) => row.log_name),
+    // Unfiltered (the names of runs), the index on run and name covers the query.
+    metricNamesOfRuns: (runIds, { logName, logGroup }) => {
+      const filtered = logName !== undefined || logGroup !== undefined;
+      const names = s.get(
+        `SELECT DISTINCT log_name FROM metrics WHERE run_id IN (SELECT value FROM json_each(?))
+         ${filtered ? "AND (? IS NULL OR log_name = ?) AND (? IS NULL OR log_group = ?)" : ""}`,
+      );
+      const filter = filtered ? [logName ?? null, logName ?? null, logGroup ?? null, logGroup ?? null] : [];
+      return (names.all(JSON.stringify(runIds), ...filter) as { log_name: string }[]).map((row) => row.log_name);
+    },
     summarizePiece: (metricId, from, to) => summarizePiece(s, metricId, from, to),
     readSegments: (segments, from, to, limit) => readSegments(s, segments, from, to, limit),
     sampleSegments: (segments, from, to, limit) => samplePoints(storedSeries(s, segments, from, to), limit),
@@ -79,9 +80,9 @@ export function metricReadOperations(s: Statements): MetricReadOperations {
       s
         .get(
           `SELECT id, forked_from_run_id AS forked FROM runs
-           WHERE org_id = ? AND id IN (SELECT value FROM json_each(?)) AND (? IS NULL OR project_id = ?)`,
+           WHERE org_id = ? ${projectId === undefined ? "" : "AND project_id = ?"} AND id IN (SELECT value FROM json_each(?))`,
         )
-        .all(orgId, JSON.stringify(runIds), projectId ?? null, projectId ?? null) as RunFork[],
+        .all(orgId, ...(projectId === undefined ? [] : [projectId]), JSON.stringify(runIds)) as RunFork[],
     metricRowsOfRuns: (runIds) =>
       s
         .get(`SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id IN (SELECT value FROM json_each(?)) ORDER BY run_id, log_name`)

@@ -62,7 +62,10 @@ export interface MetricReadOperations {
 const perform = performer<MetricReadOperations>();
 type MetricReadWorkflow<T> = Workflow<T, MetricReadOperations>;
 
-/** A metric name search as a LIKE pattern (escape character `\`): its characters mean themselves; case is the backend's. */
+/**
+ * A metric name search as a LIKE pattern (escape character `\`): its characters mean themselves,
+ * ASCII case ignored (SQLite's LIKE, PostgreSQL's ILIKE).
+ */
 export function metricNamePattern(search: string | undefined): string | null {
   return search ? `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
 }
