@@ -10,6 +10,8 @@ import * as runReads from "./workflows/run-reads.js";
 import type { RunReadOperations } from "./workflows/run-reads.js";
 import * as runWrites from "./workflows/run-writes.js";
 import type { RunWriteOperations } from "./workflows/run-writes.js";
+import * as metricReads from "./workflows/metric-reads.js";
+import type { MetricReadOperations } from "./workflows/metric-reads.js";
 
 type StoreMethod = Exclude<keyof Store, keyof StoreConnection>;
 
@@ -88,7 +90,12 @@ const TRANSACTIONS = {
 } as const satisfies Record<StoreMethod, "statement" | "transaction">;
 
 /** The operations every workflow of src/store/workflows/ may ask of a backend. */
-export type Operations = AccountOperations & RunLifecycleOperations & RunWriteOperations & RunReadOperations & MlflowOperations;
+export type Operations = AccountOperations &
+  RunLifecycleOperations &
+  RunWriteOperations &
+  RunReadOperations &
+  MlflowOperations &
+  MetricReadOperations;
 
 /** Store methods written once as workflows (src/store/workflows/): a backend implements their operations, not them. */
 const WORKFLOWS = {
@@ -107,6 +114,13 @@ const WORKFLOWS = {
   appendDataRows: runWrites.appendDataRows,
   registerFiles: runWrites.registerFiles,
   listConsoleLines: runReads.listConsoleLines,
+  listMetricSummaries: metricReads.listMetricSummaries,
+  listMetricSummariesOfRuns: metricReads.listMetricSummariesOfRuns,
+  readMetricPoints: metricReads.readMetricPoints,
+  sampleMetricPoints: metricReads.sampleMetricPoints,
+  listRunMetricSummaries: metricReads.listRunMetricSummaries,
+  listRunLastValues: metricReads.listRunLastValues,
+  listMetricNames: metricReads.listMetricNames,
 } satisfies { [K in StoreMethod]?: (...args: Parameters<Store[K]>) => Workflow<Awaited<ReturnType<Store[K]>>, Operations> };
 
 type BackendMethod = Exclude<StoreMethod, keyof typeof WORKFLOWS>;

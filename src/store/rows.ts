@@ -429,3 +429,25 @@ export function runsInOrder(runIds: number[], rows: RunRow[]): Run[] {
   const byId = new Map(rows.map((row) => [row.id, toRun(row)]));
   return runIds.flatMap((id) => byId.get(id) ?? []);
 }
+
+/** What creating a run reads of its project (workflows/run-lifecycle.ts). */
+export interface ProjectForRuns {
+  id: number;
+  name: string;
+  runPrefix: string;
+  deletedAt: number | null;
+}
+
+export interface ProjectRow {
+  id: number;
+  name: string;
+  run_prefix: string;
+  deleted_at: number | null;
+}
+
+export const toProjectForRuns = (row: ProjectRow): ProjectForRuns => ({
+  id: row.id,
+  name: row.name,
+  runPrefix: row.run_prefix,
+  deletedAt: row.deleted_at,
+});

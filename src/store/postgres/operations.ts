@@ -1,7 +1,7 @@
 import type { Operations } from "../compose.js";
 import type { ConsoleLogType } from "../../domain/console-logs.js";
 import type { RunStatus } from "../../domain/status.js";
-import { SELECT_RUN, toJsonText, toRun, type RunRow } from "../rows.js";
+import { SELECT_RUN, toJsonText, toRun, type RunRow, toProjectForRuns } from "../rows.js";
 import type { Async } from "../workflow.js";
 import { fileValues, type UpsertedFile } from "../workflows/run-writes.js";
 import { newRunValues, statusEventValues } from "../workflows/run-lifecycle.js";
@@ -11,6 +11,7 @@ import { insertLogNames, touchHeartbeat } from "./run-attributes.js";
 import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
 import { getProject } from "./mlflow.js";
+import { metricReadOperations } from "./metric-reads.js";
 
 /**
  * The operations of the workflows in src/store/workflows/ in PostgreSQL's SQL, each on the workflow's
@@ -21,8 +22,7 @@ import { getProject } from "./mlflow.js";
 export function postgresOperations(sql: Sql): Async<Operations> {
   return {
     projectForRuns: async (orgId, name, now) => {
-      const project = await getOrCreateProjectRow(sql, orgId, name, now);
-      return { id: project.id, name: project.name, runPrefix: project.run_prefix, deletedAt: project.deleted_at };
+      return toProjectForRuns(await getOrCreateProjectRow(sql, orgId, name, now));
     },
     runIdByExternalId: async (projectId, externalId) =>
       (await row<{ id: number }>(sql, "SELECT id FROM runs WHERE project_id = $1 AND external_id = $2", [projectId, externalId]))?.id,
@@ -211,5 +211,7 @@ export function postgresOperations(sql: Sql): Async<Operations> {
     consoleLineTotal: (runId, logType) => consoleLineTotal(sql, runId, logType),
     consoleLineKey: (runId, logType, skip, fromEnd) => consoleLineKey(sql, runId, logType, skip, fromEnd),
     consoleLinePage: (runId, logType, first, page) => consoleLinePage(sql, runId, logType, first, page),
+
+    ...metricReadOperations(sql),
   };
 }

@@ -1,16 +1,7 @@
 import { displayPrefix } from "../../domain/ids.js";
-import { SELECT_PROJECT_WITH_COUNT, toProject, type ProjectWithCountRow } from "../rows.js";
+import { SELECT_PROJECT_WITH_COUNT, toProject, type ProjectRow, type ProjectWithCountRow } from "../rows.js";
 import type { Project } from "../store.js";
 import { row, rows, run, type Sql } from "./db.js";
-
-export interface ProjectRow {
-  id: number;
-  name: string;
-  run_prefix: string;
-  created_at: number;
-  updated_at: number;
-  deleted_at: number | null;
-}
 
 export async function listProjects(sql: Sql, orgId: string): Promise<Project[]> {
   return (await rows<ProjectWithCountRow>(sql, `${SELECT_PROJECT_WITH_COUNT} WHERE p.org_id = $1 ORDER BY p.name`, [orgId])).map(toProject);
@@ -33,11 +24,10 @@ export async function getOrCreateProjectRow(sql: Sql, orgId: string, name: strin
      ON CONFLICT (org_id, name) DO NOTHING`,
     [orgId, name, displayPrefix(name), now, now],
   );
-  return (await row<ProjectRow>(
-    sql,
-    "SELECT id, name, run_prefix, created_at, updated_at, deleted_at FROM projects WHERE org_id = $1 AND name = $2",
-    [orgId, name],
-  ))!;
+  return (await row<ProjectRow>(sql, "SELECT id, name, run_prefix, deleted_at FROM projects WHERE org_id = $1 AND name = $2", [
+    orgId,
+    name,
+  ]))!;
 }
 
 /**

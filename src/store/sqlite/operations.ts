@@ -1,5 +1,5 @@
 import type { Operations } from "../compose.js";
-import { toJsonText } from "../rows.js";
+import { toJsonText, toProjectForRuns } from "../rows.js";
 import type { RunStatus } from "../../domain/status.js";
 import type { ConsoleLogType } from "../../domain/console-logs.js";
 import { fileValues, type UpsertedFile } from "../workflows/run-writes.js";
@@ -7,6 +7,7 @@ import { newRunValues, statusEventValues } from "../workflows/run-lifecycle.js";
 import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
 import { getProject } from "./mlflow.js";
+import { metricReadOperations } from "./metric-reads.js";
 import { getOrCreateProjectRow } from "./projects.js";
 import { touchHeartbeat } from "./run-attributes.js";
 import type { Statements } from "./statements.js";
@@ -18,8 +19,7 @@ import type { Statements } from "./statements.js";
 export function sqliteOperations(s: Statements): Operations {
   return {
     projectForRuns: (orgId, name, now) => {
-      const project = getOrCreateProjectRow(s, orgId, name, now);
-      return { id: project.id, name: project.name, runPrefix: project.run_prefix, deletedAt: project.deleted_at };
+      return toProjectForRuns(getOrCreateProjectRow(s, orgId, name, now));
     },
     runIdByExternalId: (projectId, externalId) =>
       (s.get("SELECT id FROM runs WHERE project_id = ? AND external_id = ?").get(projectId, externalId) as { id: number } | undefined)?.id,
@@ -190,5 +190,7 @@ export function sqliteOperations(s: Statements): Operations {
     consoleLineTotal: (runId, logType) => consoleLineTotal(s, runId, logType),
     consoleLineKey: (runId, logType, skip, fromEnd) => consoleLineKey(s, runId, logType, skip, fromEnd),
     consoleLinePage: (runId, logType, first, page) => consoleLinePage(s, runId, logType, first, page),
+
+    ...metricReadOperations(s),
   };
 }

@@ -1,16 +1,7 @@
 import { displayPrefix } from "../../domain/ids.js";
-import { SELECT_PROJECT_WITH_COUNT, toProject, type ProjectWithCountRow } from "../rows.js";
+import { SELECT_PROJECT_WITH_COUNT, toProject, type ProjectRow, type ProjectWithCountRow } from "../rows.js";
 import type { Project } from "../store.js";
 import type { Statements } from "./statements.js";
-
-export interface ProjectRow {
-  id: number;
-  name: string;
-  run_prefix: string;
-  created_at: number;
-  updated_at: number;
-  deleted_at: number | null;
-}
 
 export function listProjects(s: Statements, orgId: string): Project[] {
   return (s.get(`${SELECT_PROJECT_WITH_COUNT} WHERE p.org_id = ? ORDER BY p.name`).all(orgId) as ProjectWithCountRow[]).map(toProject);
@@ -27,7 +18,5 @@ export function getOrCreateProjectRow(s: Statements, orgId: string, name: string
     `INSERT INTO projects (org_id, name, run_prefix, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (org_id, name) DO NOTHING`,
   ).run(orgId, name, displayPrefix(name), now, now);
-  return s
-    .get("SELECT id, name, run_prefix, created_at, updated_at, deleted_at FROM projects WHERE org_id = ? AND name = ?")
-    .get(orgId, name) as ProjectRow;
+  return s.get("SELECT id, name, run_prefix, deleted_at FROM projects WHERE org_id = ? AND name = ?").get(orgId, name) as ProjectRow;
 }

@@ -3,17 +3,9 @@ import type { Json } from "../../domain/merge.js";
 import { newMlflowRunId } from "../../domain/mlflow/ids.js";
 import { checkProjectTakesRuns, decideStatusWrite, forkedAttributes, type StatusWrite } from "../../domain/runs.js";
 import { STALE_STATUS_METADATA, type RunStatus, type StatusSource } from "../../domain/status.js";
-import { toJsonText } from "../rows.js";
+import { type ProjectForRuns, toJsonText } from "../rows.js";
 import type { Actor, CreateRunInput, Run, StatusUpdate } from "../store.js";
 import { performer, type Workflow } from "../workflow.js";
-
-/** What creating a run reads of its project. */
-export interface ProjectForRuns {
-  id: number;
-  name: string;
-  runPrefix: string;
-  deletedAt: number | null;
-}
 
 /** A run row as created: every column a backend inserts. */
 export interface NewRunRow {
