@@ -57,6 +57,22 @@ export function logContract(store: () => LogStore & RunStore & AccountStore): vo
     assert.deepEqual([errors.total, errors.items.map((l) => l.message)], [1, ["a1 error"]]);
   });
 
+  it("keeps the last of a console line or data row sent twice within one batch, as if sent one after another", async () => {
+    const { s, orgId, runId } = await newRun();
+    assert.equal(await s.appendConsoleLines(orgId, runId, [line(1, T0, "first"), line(2, T0, "other"), line(1, T0, "last")], T0), 3);
+    const lines = await s.listConsoleLines(orgId, runId, everything);
+    assert.deepEqual([lines.total, lines.items.map((l) => l.message)], [2, ["last", "other"]]);
+    assert.equal(await s.appendDataRows(orgId, runId, [row("t", 1, "first"), row("t", 2, "other"), row("t", 1, "last")], T0), 3);
+    const rows = await s.listDataRows(orgId, runId, everything);
+    assert.deepEqual(
+      rows.items.map((r) => [r.step, r.data]),
+      [
+        [1, "last"],
+        [2, "other"],
+      ],
+    );
+  });
+
   it("pages console lines by count and by bytes of message, always one line at least, and reads each line once", async () => {
     const { s, orgId, runId } = await newRun();
     const messages = ["xxx", "xxx", "xxx", "x".repeat(20), "x", "é", "xx"];
