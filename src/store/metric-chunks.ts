@@ -225,3 +225,11 @@ export function mergeColumns(
     added,
   };
 }
+
+/** A chunk row's own columns (after metric_id): its step range, point count and aggregates. */
+export const CHUNK_ROW_COLUMNS = ["start_step", "end_step", "point_count", ...CHUNK_AGGREGATE_COLUMNS];
+
+/** A chunk row's values for points [from, to), in CHUNK_ROW_COLUMNS order; both backends write chunk rows so. */
+export function chunkRowValues(columns: PointColumns, from: number, to: number): (number | null)[] {
+  return [columns.steps[from]!, columns.steps[to - 1]!, to - from, ...aggregateValues(aggregateChunk(columns, from, to))];
+}

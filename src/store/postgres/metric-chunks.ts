@@ -1,8 +1,7 @@
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import {
-  aggregateChunk,
-  aggregateValues,
-  CHUNK_AGGREGATE_COLUMNS,
+  CHUNK_ROW_COLUMNS,
+  chunkRowValues,
   decodeChunk,
   encodeChunk,
   MAX_CHUNK_POINTS,
@@ -14,7 +13,7 @@ import { CHUNK_BLOCK, CHUNK_META, CHUNK_SUMMARY, summarizeChunkRows } from "../m
 import type { ChunkBlockRow, ChunkMeta, ChunkSummaryRow } from "../metric-series.js";
 import { arrays, row, rows, run, type Sql } from "./db.js";
 
-const CHUNK_COLUMNS = ["metric_id", "start_step", "end_step", "point_count", ...CHUNK_AGGREGATE_COLUMNS, "points"];
+const CHUNK_COLUMNS = ["metric_id", ...CHUNK_ROW_COLUMNS, "points"];
 
 /**
  * Chunk rows per INSERT: 64 × 19 parameters. Multi-row INSERT is the fastest way `pg` writes chunk
@@ -53,14 +52,7 @@ export async function insertChunks(sql: Sql, writes: { metricId: number; columns
   for (const { metricId, columns } of writes) {
     for (let from = 0; from < columns.steps.length; from += MAX_CHUNK_POINTS) {
       const to = Math.min(from + MAX_CHUNK_POINTS, columns.steps.length);
-      batch.push(
-        metricId,
-        columns.steps[from]!,
-        columns.steps[to - 1]!,
-        to - from,
-        ...aggregateValues(aggregateChunk(columns, from, to)),
-        encodeChunk(columns, from, to),
-      );
+      batch.push(metricId, ...chunkRowValues(columns, from, to), encodeChunk(columns, from, to));
       if (++count === CHUNKS_PER_INSERT) await flush();
     }
   }

@@ -1,24 +1,9 @@
-import {
-  aggregateChunk,
-  aggregateValues,
-  CHUNK_AGGREGATE_COLUMNS,
-  decodeChunk,
-  encodeChunk,
-  MAX_CHUNK_POINTS,
-  viewChunk,
-} from "../metric-chunks.js";
+import { CHUNK_ROW_COLUMNS, chunkRowValues, decodeChunk, encodeChunk, MAX_CHUNK_POINTS, viewChunk } from "../metric-chunks.js";
 import type { ChunkView, PointColumns } from "../metric-chunks.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { CHUNK_BLOCK, CHUNK_META, CHUNK_SUMMARY, summarizeChunkRows } from "../metric-series.js";
 import type { ChunkBlockRow, ChunkMeta, ChunkSummaryRow } from "../metric-series.js";
 import type { Statements } from "./statements.js";
-
-const CHUNK_ROW_COLUMNS = ["start_step", "end_step", "point_count", ...CHUNK_AGGREGATE_COLUMNS];
-
-/** A chunk row's values for points [from, to), in CHUNK_ROW_COLUMNS order. */
-function chunkRowValues(columns: PointColumns, from: number, to: number): (number | null)[] {
-  return [columns.steps[from]!, columns.steps[to - 1]!, to - from, ...aggregateValues(aggregateChunk(columns, from, to))];
-}
 
 /** Writes columns as chunks of at most MAX_CHUNK_POINTS points, each with its aggregates. */
 export function insertChunks(s: Statements, metricId: number, columns: PointColumns): void {
