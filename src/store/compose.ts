@@ -12,6 +12,8 @@ import * as runWrites from "./workflows/run-writes.js";
 import type { RunWriteOperations } from "./workflows/run-writes.js";
 import * as metricReads from "./workflows/metric-reads.js";
 import type { MetricReadOperations } from "./workflows/metric-reads.js";
+import * as metricWrites from "./workflows/metric-writes.js";
+import type { MetricWriteOperations } from "./workflows/metric-writes.js";
 
 type StoreMethod = Exclude<keyof Store, keyof StoreConnection>;
 
@@ -95,7 +97,8 @@ export type Operations = AccountOperations &
   RunWriteOperations &
   RunReadOperations &
   MlflowOperations &
-  MetricReadOperations;
+  MetricReadOperations &
+  MetricWriteOperations;
 
 /** Store methods written once as workflows (src/store/workflows/): a backend implements their operations, not them. */
 const WORKFLOWS = {
@@ -114,6 +117,7 @@ const WORKFLOWS = {
   appendDataRows: runWrites.appendDataRows,
   registerFiles: runWrites.registerFiles,
   listConsoleLines: runReads.listConsoleLines,
+  appendMetricPoints: metricWrites.appendMetricPoints,
   listMetricSummaries: metricReads.listMetricSummaries,
   listMetricSummariesOfRuns: metricReads.listMetricSummariesOfRuns,
   readMetricPoints: metricReads.readMetricPoints,

@@ -1,41 +1,57 @@
 import { ALL_STEPS } from "../../domain/lineage.js";
-import { checkMetricCount, logGroupOf, logNameEntries } from "../../domain/log-names.js";
+import { logGroupOf } from "../../domain/log-names.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { columnsOf, concatColumns, decodeChunk, SMALL_CHUNK_POINTS, type PointColumns } from "../metric-chunks.js";
 import { appendsAfterLastStep, lastTimeAfter, mergeIntoStored, planAppend } from "../metric-series.js";
 import { METRIC_COLUMNS, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricSeries } from "../store.js";
+import type { Async } from "../workflow.js";
+import type { MetricWriteOperations } from "../workflows/metric-writes.js";
 import { row, rows, run, type Sql } from "./db.js";
 import { chunksOverlapping, deleteChunks, insertChunks, lastChunks, loadChunks } from "./metric-chunks.js";
 import { summarizePiece } from "./metric-series.js";
-import { insertLogNames, runExists, touchHeartbeat } from "./run-attributes.js";
 
 /**
- * Must run inside a transaction: the points and the summaries are written together, so
- * statistics and charts never disagree. The rows of the batch's metrics are locked (FOR UPDATE)
- * before their chunks are read, so two processes writing one run and metric take turns and the
- * summary stays exact; they are locked in one statement, in name order, so two batches naming the
- * same metrics never deadlock.
+ * The metric-write operations (workflows/metric-writes.ts) in PostgreSQL's SQL, inside the
+ * workflow's transaction: the points and the summaries are written together, so statistics and
+ * charts never disagree. The rows of the batch's metrics are locked (FOR UPDATE) before their
+ * chunks are read, so two processes writing one run and metric take turns and the summary stays
+ * exact; they are locked in one statement, in name order, so two batches naming the same metrics
+ * never deadlock.
  *
  * A batch costs a fixed number of statements whatever its number of metrics (about ten: run,
- * log names, metrics created and locked, last chunks, chunk rows, summaries, heartbeat), not a
- * few per metric: on PostgreSQL each statement is a round trip. Only steps at or before a metric's
- * last stored step (retries, out-of-order writes; rare) take a few statements per metric.
- * Returns undefined for an unknown run.
+ * metrics created, log names, metrics locked, last chunks, chunk rows, summaries, heartbeat), not
+ * a few per metric: on PostgreSQL each statement is a round trip. Only steps at or before a
+ * metric's last stored step (retries, out-of-order writes; rare) take a few statements per metric.
  */
-export async function appendMetricPoints(
-  sql: Sql,
-  orgId: string,
-  runId: number,
-  series: MetricSeries[],
-  now: number,
-): Promise<number | undefined> {
-  if (!(await runExists(sql, orgId, runId))) return undefined;
-  const ordered = series.filter((one) => one.steps.length > 0).sort((a, b) => (a.logName < b.logName ? -1 : a.logName > b.logName ? 1 : 0));
-  let accepted = 0;
-  for (const round of distinctRounds(ordered)) accepted += await appendRound(sql, runId, round, now);
-  await touchHeartbeat(sql, runId, now);
-  return accepted;
+export function postgresMetricWrites(sql: Sql): Async<MetricWriteOperations> {
+  return {
+    // The inserts take the names in the order given (ascending), so a batch waits on a concurrent
+    // insert of the same name, never in a cycle.
+    createMetrics: async (runId, logNames) =>
+      (
+        await rows<{ log_name: string }>(
+          sql,
+          `INSERT INTO metrics (run_id, log_name, log_group)
+           SELECT $1, n.name, n.grp FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS n(name, grp, i)
+           ORDER BY n.i ON CONFLICT (run_id, log_name) DO NOTHING RETURNING log_name`,
+          [runId, logNames, logNames.map(logGroupOf)],
+        )
+      ).map((row) => row.log_name),
+    countMetrics: async (runId) => (await row<{ n: number }>(sql, "SELECT count(*)::int AS n FROM metrics WHERE run_id = $1", [runId]))!.n,
+    addProjectMetricNames: async (runId, logNames) => {
+      await run(
+        sql,
+        `INSERT INTO project_metric_names (project_id, log_name)
+         SELECT r.project_id, n.name FROM runs r, unnest($2::text[]) AS n(name) WHERE r.id = $1 ORDER BY n.name ON CONFLICT DO NOTHING`,
+        [runId, logNames],
+      );
+    },
+    writeMetricPoints: async (runId, series, now) => {
+      const ordered = [...series].sort((a, b) => (a.logName < b.logName ? -1 : a.logName > b.logName ? 1 : 0));
+      for (const round of distinctRounds(ordered)) await appendRound(sql, runId, round, now);
+    },
+  };
 }
 
 /**
@@ -54,28 +70,24 @@ function distinctRounds(ordered: MetricSeries[]): MetricSeries[][] {
   return rounds;
 }
 
-/** Appends series of distinct names, ascending; returns the points accepted. */
-async function appendRound(sql: Sql, runId: number, round: MetricSeries[], now: number): Promise<number> {
+/** Appends series of distinct names, ascending. */
+async function appendRound(sql: Sql, runId: number, round: MetricSeries[], now: number): Promise<void> {
   const locked = await lockMetrics(
     sql,
     runId,
     round.map((one) => one.logName),
-    now,
   );
   const appends: { metric: MetricRow; incoming: PointColumns }[] = [];
   const merges: { metric: MetricRow; incoming: PointColumns }[] = [];
-  let accepted = 0;
   for (const one of round) {
     const metric = locked.get(one.logName)!;
     const incoming = columnsOf(one.steps, one.values, one.times, now);
     (appendsAfterLastStep(metric.last_step, incoming) ? appends : merges).push({ metric, incoming });
-    accepted += one.steps.length;
   }
   const summaries = await appendAfterLastSteps(sql, appends);
   for (const { metric, incoming } of merges)
     summaries.push(summaryWrite(metric, incoming, await mergeIntoStoredSteps(sql, metric, incoming)));
   await writeSummaries(sql, summaries);
-  return accepted;
 }
 
 /** What writeSummaries writes for one metric: its summary and the client time of its last point. */
@@ -89,46 +101,8 @@ function summaryWrite(metric: MetricRow, incoming: PointColumns, summary: Metric
   return { metricId: metric.id, summary, lastTime: lastTimeAfter(metric.last_time, summary.lastStep, incoming) };
 }
 
-/**
- * The rows of these metrics of the run (names ascending, distinct), created if new, locked until
- * the transaction ends. Both statements take the names in the same order in every transaction (the
- * inserts wait on a concurrent insert of the same name; the locks are taken in ORDER BY order), so
- * two batches never wait on each other in a cycle.
- */
-async function lockMetrics(sql: Sql, runId: number, logNames: string[], now: number): Promise<Map<string, MetricRow>> {
-  if (logNames.length === 0) return new Map();
-  const created = await rows<{ log_name: string }>(
-    sql,
-    `INSERT INTO metrics (run_id, log_name, log_group)
-     SELECT $1, n.name, n.grp FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS n(name, grp, i)
-     ORDER BY n.i ON CONFLICT (run_id, log_name) DO NOTHING RETURNING log_name`,
-    [runId, logNames, logNames.map(logGroupOf)],
-  );
-  // A metric new to the run is a log name the run may not list yet, and a name its project may not
-  // list yet (project_metric_names). Most batches create none and skip both statements: a metric
-  // that exists had its log name written in the transaction that created it (nothing deletes either).
-  if (created.length > 0) {
-    // Counted after the insert: concurrent first batches of one run may each pass the check and
-    // together exceed the bound by what they carry; a lock here would deadlock with touchHeartbeat.
-    const after = (await row<{ n: number }>(sql, "SELECT count(*)::int AS n FROM metrics WHERE run_id = $1", [runId]))!.n;
-    checkMetricCount(after - created.length, after);
-    await insertLogNames(
-      sql,
-      runId,
-      logNameEntries(
-        created,
-        (row) => row.log_name,
-        () => "METRIC",
-      ),
-      now,
-    );
-    await run(
-      sql,
-      `INSERT INTO project_metric_names (project_id, log_name)
-       SELECT r.project_id, n.name FROM runs r, unnest($2::text[]) AS n(name) WHERE r.id = $1 ORDER BY n.name ON CONFLICT DO NOTHING`,
-      [runId, created.map((row) => row.log_name)],
-    );
-  }
+/** The rows of these metrics of the run (names ascending, distinct), locked until the transaction ends, in ORDER BY order. */
+async function lockMetrics(sql: Sql, runId: number, logNames: string[]): Promise<Map<string, MetricRow>> {
   const found = await rows<MetricRow>(
     sql,
     `SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = $1 AND log_name = ANY($2::text[]) ORDER BY log_name FOR UPDATE`,

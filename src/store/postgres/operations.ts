@@ -12,6 +12,7 @@ import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
 import { getProject } from "./mlflow.js";
 import { metricReadOperations } from "./metric-reads.js";
+import { postgresMetricWrites } from "./metrics.js";
 
 /**
  * The operations of the workflows in src/store/workflows/ in PostgreSQL's SQL, each on the workflow's
@@ -213,5 +214,6 @@ export function postgresOperations(sql: Sql): Async<Operations> {
     consoleLinePage: (runId, logType, first, page) => consoleLinePage(sql, runId, logType, first, page),
 
     ...metricReadOperations(sql),
+    ...postgresMetricWrites(sql),
   };
 }

@@ -4,6 +4,7 @@ import type { MetricSeries, Store } from "../store.js";
 import { composeStore, type Operations } from "../compose.js";
 import { GroupCommit, type Outcome } from "../group-commit.js";
 import { runSync } from "../workflow.js";
+import { appendMetricPoints } from "../workflows/metric-writes.js";
 import { openDatabase } from "./db.js";
 import { Statements } from "./statements.js";
 import * as functions from "./functions.js";
@@ -40,7 +41,7 @@ export function openSqliteStore(dataDir: string, options: { busyTimeoutMs?: numb
 
   // Metric writes of requests that arrive together share one transaction and one durable commit (GroupCommit).
   // Called inside the group's transaction, a transaction function runs as a savepoint (better-sqlite3).
-  const inSavepoint = db.transaction((w: MetricWrite) => functions.appendMetricPoints(s, w.orgId, w.runId, w.series, w.now));
+  const inSavepoint = db.transaction((w: MetricWrite) => runSync(appendMetricPoints(w.orgId, w.runId, w.series, w.now), operations));
   const metricWrites = new GroupCommit<MetricWrite, number | undefined>((items) =>
     write(() =>
       items.map((item): Outcome<number | undefined> => {

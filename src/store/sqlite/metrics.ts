@@ -1,60 +1,51 @@
-import { checkMetricCount, logGroupOf } from "../../domain/log-names.js";
+import { logGroupOf } from "../../domain/log-names.js";
 import { ALL_STEPS } from "../../domain/lineage.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { columnsOf, concatColumns, type PointColumns } from "../metric-chunks.js";
 import { appendsAfterLastStep, lastTimeAfter, mergeIntoStored, planAppend } from "../metric-series.js";
 import { METRIC_COLUMNS, toSummaryState, type MetricRow } from "../rows.js";
-import type { MetricSeries } from "../store.js";
+import type { MetricWriteOperations } from "../workflows/metric-writes.js";
 import type { Statements } from "./statements.js";
 import { chunksOverlapping, deleteChunk, insertChunks, loadChunk, rewriteChunk } from "./metric-chunks.js";
 import { summarizePiece } from "./metric-series.js";
-import { runExists, touchHeartbeat } from "./run-attributes.js";
 
 /**
- * Must run inside a write transaction: the points and the summaries are written together, so
- * statistics and charts never disagree. Returns undefined for an unknown run.
+ * The metric-write operations (workflows/metric-writes.ts) in SQLite's SQL, inside the workflow's
+ * write transaction: the points and the summaries are written together, so statistics and charts
+ * never disagree.
  */
-export function appendMetricPoints(s: Statements, orgId: string, runId: number, series: MetricSeries[], now: number): number | undefined {
-  if (!runExists(s, orgId, runId)) return undefined;
-  let accepted = 0;
-  // The run's metric count, read once the batch creates its first metric (most batches create none).
-  let before: number | undefined;
-  let created = 0;
-  const countCreated = () => {
-    before ??= (s.get("SELECT count(*) AS n FROM metrics WHERE run_id = ?").get(runId) as { n: number }).n;
-    checkMetricCount(before, before + ++created);
+export function sqliteMetricWrites(s: Statements): MetricWriteOperations {
+  return {
+    createMetrics: (runId, logNames) =>
+      (
+        s
+          .get(
+            `INSERT INTO metrics (run_id, log_name, log_group)
+             SELECT ?, n.value ->> 0, n.value ->> 1 FROM json_each(?) AS n WHERE true ORDER BY n.key
+             ON CONFLICT (run_id, log_name) DO NOTHING RETURNING log_name`,
+          )
+          .all(runId, JSON.stringify(logNames.map((name) => [name, logGroupOf(name)]))) as { log_name: string }[]
+      ).map((row) => row.log_name),
+    countMetrics: (runId) => (s.get("SELECT count(*) AS n FROM metrics WHERE run_id = ?").get(runId) as { n: number }).n,
+    addProjectMetricNames: (runId, logNames) => {
+      s.get(
+        `INSERT INTO project_metric_names (project_id, log_name)
+         SELECT r.project_id, n.value FROM runs r, json_each(?) AS n WHERE r.id = ? ORDER BY n.key ON CONFLICT DO NOTHING`,
+      ).run(JSON.stringify(logNames), runId);
+    },
+    writeMetricPoints: (runId, series, now) => {
+      const metric = s.get(`SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = ? AND log_name = ?`);
+      for (const one of series) {
+        // Read for each series: a name sent twice in one batch is applied over its first series.
+        const stored = metric.get(runId, one.logName) as MetricRow;
+        const incoming = columnsOf(one.steps, one.values, one.times, now);
+        const summary = appendsAfterLastStep(stored.last_step, incoming)
+          ? appendAfterLastStep(s, stored, incoming)
+          : mergeIntoStoredSteps(s, stored, incoming);
+        writeSummary(s, stored.id, summary, lastTimeAfter(stored.last_time, summary.lastStep, incoming));
+      }
+    },
   };
-  for (const one of series) {
-    if (one.steps.length === 0) continue;
-    const metric = getOrCreateMetric(s, runId, one.logName, now, countCreated);
-    const incoming = columnsOf(one.steps, one.values, one.times, now);
-    const summary = appendsAfterLastStep(metric.last_step, incoming)
-      ? appendAfterLastStep(s, metric, incoming)
-      : mergeIntoStoredSteps(s, metric, incoming);
-    writeSummary(s, metric.id, summary, lastTimeAfter(metric.last_time, summary.lastStep, incoming));
-    accepted += one.steps.length;
-  }
-  touchHeartbeat(s, runId, now);
-  return accepted;
-}
-
-function getOrCreateMetric(s: Statements, runId: number, logName: string, now: number, beforeCreate: () => void): MetricRow {
-  const existing = s.get(`SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = ? AND log_name = ?`).get(runId, logName) as
-    | MetricRow
-    | undefined;
-  if (existing) return existing;
-  beforeCreate();
-  const logGroup = logGroupOf(logName);
-  s.get(
-    "INSERT INTO run_log_names (run_id, log_name, log_type, log_group, created_at) VALUES (?, ?, 'METRIC', ?, ?) ON CONFLICT DO NOTHING",
-  ).run(runId, logName, logGroup || null, now);
-  s.get("INSERT INTO project_metric_names (project_id, log_name) SELECT project_id, ? FROM runs WHERE id = ? ON CONFLICT DO NOTHING").run(
-    logName,
-    runId,
-  );
-  return s
-    .get(`INSERT INTO metrics (run_id, log_name, log_group) VALUES (?, ?, ?) RETURNING ${METRIC_COLUMNS}`)
-    .get(runId, logName, logGroup) as MetricRow;
 }
 
 /** The common case: every incoming step is past the stored ones, so nothing is replaced. */

@@ -8,6 +8,7 @@ import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
 import { getProject } from "./mlflow.js";
 import { metricReadOperations } from "./metric-reads.js";
+import { sqliteMetricWrites } from "./metrics.js";
 import { getOrCreateProjectRow } from "./projects.js";
 import { touchHeartbeat } from "./run-attributes.js";
 import type { Statements } from "./statements.js";
@@ -192,5 +193,6 @@ export function sqliteOperations(s: Statements): Operations {
     consoleLinePage: (runId, logType, first, page) => consoleLinePage(s, runId, logType, first, page),
 
     ...metricReadOperations(s),
+    ...sqliteMetricWrites(s),
   };
 }

@@ -24,7 +24,7 @@ export function metricContract(store: () => MetricStore & RunStore & AccountStor
     assert.equal(await s.appendMetricPoints(orgId, runId, series(["m1"]), T0 + 1), 1, "a full run still takes points");
   });
 
-  it("lists a metric's name as METRIC from its first points on, keeping a type the name already had", async () => {
+  it("lists a metric's name as METRIC from its first points on (keeping a type the name already had), and in its project's names", async () => {
     const s = store();
     const { orgId, runId } = await newRun(s);
     assert.equal(await s.addLogNames(orgId, runId, ["shared"], "DATA", T0), true);
@@ -39,6 +39,8 @@ export function metricContract(store: () => MetricStore & RunStore & AccountStor
       { logName: "shared", logType: "DATA", logGroup: null },
       { logName: "train/loss", logType: "METRIC", logGroup: "train" },
     ]);
+    const { projectId } = (await s.getRun(orgId, runId))!;
+    assert.deepEqual(await s.listMetricNames(orgId, projectId, { limit: 10 }), ["acc", "shared", "train/loss"], "the project's names too");
   });
 
   it("writes a batch naming one metric twice as two batches, in order", async () => {
