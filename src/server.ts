@@ -5,8 +5,8 @@ import { openBlobStore } from "./blobs/open.js";
 import type { Config } from "./config.js";
 import { systemClock, type Clock } from "./domain/time.js";
 import { loadSigningSecret } from "./files/signing-secret.js";
-import { startStaleRunMonitor, type StaleRunMonitor } from "./monitor/stale-runs.js";
 import { bootstrap } from "./services/accounts.js";
+import { startStaleRunMonitor, type StaleRunMonitor } from "./services/stale-runs.js";
 import { openConfiguredStore } from "./store/open.js";
 import type { Store } from "./store/store.js";
 import { waitingOutLocks } from "./store/unavailable.js";
@@ -50,7 +50,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     const address = await app.listen({ port: config.port, host: config.host });
     // After listen: a start that cannot listen (port taken) must not create the one key it would never print.
     const bootstrapKey = await bootstrap(waitingOutLocks(store, STARTUP_LOCK_WAIT_MS), clock);
-    const staleMonitor = startStaleRunMonitor(store, clock, config.staleAfterMs, app.log);
+    const staleMonitor = startStaleRunMonitor({ config, store, clock }, app.log);
     const url = config.host.includes(":") ? address : address.replace("0.0.0.0", "127.0.0.1");
     let closing: Promise<void> | undefined;
     const close = () =>

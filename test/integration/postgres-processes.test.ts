@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import pg from "pg";
-import { SWEEPER_LEASE } from "../../src/monitor/stale-runs.js";
+import { SWEEPER_LEASE } from "../../src/services/stale-runs.js";
 import { ApiClient } from "../helpers/client.js";
 import { ingest, toNdjson } from "../helpers/ingest.js";
 import { createTestDatabase } from "../helpers/postgres.js";

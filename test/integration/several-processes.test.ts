@@ -7,7 +7,7 @@ import { after, describe, it } from "node:test";
 import { loadConfig } from "../../src/config.js";
 import { verify } from "../../src/domain/signed-urls.js";
 import { SIGNING_SECRET_FILE } from "../../src/files/signing-secret.js";
-import { SWEEPER_LEASE, sweepSchedule } from "../../src/monitor/stale-runs.js";
+import { SWEEPER_LEASE, sweepSchedule } from "../../src/services/stale-runs.js";
 import { startServer, type RunningServer } from "../../src/server.js";
 import { DATABASE_FILE } from "../../src/store/sqlite/index.js";
 import { ApiClient } from "../helpers/client.js";

@@ -130,6 +130,33 @@ export function metricContract(store: () => MetricStore & RunStore & AccountStor
     assert.deepEqual(await s.listMetricSummariesOfRuns(orgId, []), new Map());
   });
 
+  it("counts each run's own metrics, leaving out a fork's inherited ones, runs without metrics and unknown or foreign runs", async () => {
+    const s = store();
+    const orgId = await newOrg(s);
+    const other = await newOrg(s);
+    const series = (logName: string) => ({ logName, steps: [0, 1, 2], values: [1, 2, 3], times: [T0, T0, T0] });
+    const parent = (await s.createRun(orgId, runInput({ name: "parent" }), ACTOR)).run.id;
+    await s.appendMetricPoints(orgId, parent, [series("loss"), series("acc"), series("train/lr")], T0);
+    const fork = { runId: parent, step: 1, inheritConfig: false, inheritTags: false };
+    const child = (await s.createRun(orgId, runInput({ name: "child", fork }), ACTOR)).run.id;
+    await s.appendMetricPoints(orgId, child, [series("loss"), series("grad")], T0);
+    const inheritsOnly = (await s.createRun(orgId, runInput({ name: "inherits-only", fork }), ACTOR)).run.id;
+    const empty = (await s.createRun(orgId, runInput({ name: "empty" }), ACTOR)).run.id;
+    const foreign = (await s.createRun(other, runInput({ name: "foreign" }), ACTOR)).run.id;
+    await s.appendMetricPoints(other, foreign, [series("loss")], T0);
+    assert.equal((await s.listMetricSummaries(orgId, inheritsOnly)).length, 3, "the fork reads its parent's metrics");
+
+    const counts = await s.countMetricsOfRuns(orgId, [child, 999_999_999, parent, foreign, empty, inheritsOnly]);
+    assert.deepEqual(
+      Object.fromEntries(counts),
+      { [parent]: 3, [child]: 2 },
+      "the child's own two (its loss as one, though the parent has one too), none inherited; no key for a run without metrics of its own, an unknown or a foreign run",
+    );
+    assert.deepEqual(await s.countMetricsOfRuns(other, [parent, child]), new Map(), "another organization's runs are absent");
+    assert.deepEqual(Object.fromEntries(await s.countMetricsOfRuns(other, [foreign, parent])), { [foreign]: 1 });
+    assert.deepEqual(await s.countMetricsOfRuns(orgId, []), new Map());
+  });
+
   it("gives the LAST finite value per run, inherited through a fork", async () => {
     const s = store();
     const orgId = await newOrg(s);

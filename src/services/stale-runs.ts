@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { FastifyBaseLogger } from "fastify";
-import type { Clock } from "../domain/time.js";
-import type { Store } from "../store/store.js";
+import type { ServiceDeps } from "./deps.js";
 
 export interface StaleRunMonitor {
   /**
@@ -29,12 +28,14 @@ export function sweepSchedule(staleAfterMs: number): { intervalMs: number; lease
 }
 
 /**
- * Marks RUNNING runs without a heartbeat for `staleAfterMs` as FAILED (docs/semantics.md, Runs: heartbeats).
+ * Marks RUNNING runs without a heartbeat for `config.staleAfterMs` as FAILED (docs/semantics.md, Runs: heartbeats).
  * Every process runs a monitor; the lease in the store lets exactly one of them sweep at a time
  * (docs/architecture.md, "Several processes on one store"). Heartbeats live in the store, so the
  * sweeper sees those every process received.
  */
-export function startStaleRunMonitor(store: Store, clock: Clock, staleAfterMs: number, log: FastifyBaseLogger): StaleRunMonitor {
+export function startStaleRunMonitor(deps: Pick<ServiceDeps, "config" | "store" | "clock">, log: FastifyBaseLogger): StaleRunMonitor {
+  const { store, clock } = deps;
+  const { staleAfterMs } = deps.config;
   if (staleAfterMs === 0) return { sweep: async () => 0, stop: async () => {} };
   // Names the process, so an operator reading the leases table sees which one sweeps; unique per monitor.
   const holderId = `${hostname()}/${process.pid}/${randomUUID()}`;
