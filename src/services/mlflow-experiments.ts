@@ -6,7 +6,7 @@ import { withoutTag } from "../domain/mlflow/tags.js";
 import { deletedAtAfter, inView, type ViewType } from "../domain/mlflow/views.js";
 import { encodePageToken, pageTokenCount } from "../domain/page-token.js";
 import type { Clock } from "../domain/time.js";
-import type { Project, Store } from "../store/store.js";
+import type { MlflowProject, Store } from "../store/store.js";
 import { findExperiment, updateProjectMlflow } from "./mlflow.js";
 
 /** An experiment search, its filter and order parsed (parseFilter and parseOrderBy with EXPERIMENT_ATTRIBUTES). */
@@ -19,7 +19,7 @@ export interface ExperimentSearch {
 }
 
 /** The value of an experiment that a filter clause or order term names: undefined when it has none. */
-function experimentValue(project: Project, entity: string, key: string): string | number | undefined {
+function experimentValue(project: MlflowProject, entity: string, key: string): string | number | undefined {
   if (entity === "tag") return new Map(project.mlflowTags).get(key);
   if (entity !== "attribute") return undefined;
   if (key === "name") return project.name;
@@ -49,24 +49,24 @@ export class MlflowExperiments {
     return project.id;
   }
 
-  async getByName(orgId: string, name: string): Promise<Project> {
-    const project = await this.deps.store.getProjectByName(orgId, name);
+  async getByName(orgId: string, name: string): Promise<MlflowProject> {
+    const project = await this.deps.store.getMlflowProjectByName(orgId, name);
     if (!project) throw doesNotExist(`Could not find experiment with name '${name}'`);
     return project;
   }
 
   /** MLflow's experiment search: filtered, ordered by the full key (compareKeys) and paged by offset. */
-  async search(orgId: string, request: ExperimentSearch): Promise<{ experiments: Project[]; nextPageToken?: string }> {
+  async search(orgId: string, request: ExperimentSearch): Promise<{ experiments: MlflowProject[]; nextPageToken?: string }> {
     const { clauses, terms, maxResults, viewType } = request;
     const offset = request.pageToken ? pageTokenCount(request.pageToken, "offset") : 0;
     const tests = clauses.map((clause) => ({ clause, test: compileClause(clause) }));
     for (const clause of clauses)
       if (clause.entity !== "tag" && clause.entity !== "attribute")
         throw invalidParameter(`Invalid entity type in experiment filter: ${clause.entity}`);
-    const projects = (await this.deps.store.listProjects(orgId)).filter(
+    const projects = (await this.deps.store.listMlflowProjects(orgId)).filter(
       (p) => inView(p.deletedAt, viewType) && tests.every(({ clause, test }) => test(experimentValue(p, clause.entity, clause.key))),
     );
-    const keyOf = (p: Project): SortValue[] => [...terms.map((t) => experimentValue(p, t.entity, t.key) ?? null), p.createdAt, p.id];
+    const keyOf = (p: MlflowProject): SortValue[] => [...terms.map((t) => experimentValue(p, t.entity, t.key) ?? null), p.createdAt, p.id];
     const keys = new Map(projects.map((p) => [p.id, keyOf(p)]));
     projects.sort((a, b) => compareKeys(keys.get(a.id)!, keys.get(b.id)!, terms));
     const more = offset + maxResults < projects.length;
@@ -77,11 +77,11 @@ export class MlflowExperiments {
   }
 
   /** The experiment a request names (RESOURCE_DOES_NOT_EXIST when there is none); a request's other fields are parsed after it, as on MLflow's server. */
-  find(orgId: string, experimentId: unknown): Promise<Project> {
+  find(orgId: string, experimentId: unknown): Promise<MlflowProject> {
     return findExperiment(this.deps.store, orgId, experimentId);
   }
 
-  async rename(orgId: string, project: Project, name: string): Promise<void> {
+  async rename(orgId: string, project: MlflowProject, name: string): Promise<void> {
     const { store, clock } = this.deps;
     await updateProjectMlflow(store, orgId, project.id, (s) => ({ ...s, name }), clock.now()).catch(nameTaken(name));
   }
@@ -94,12 +94,12 @@ export class MlflowExperiments {
     await updateProjectMlflow(store, orgId, project.id, (s) => ({ ...s, deletedAt: deletedAtAfter(deleted, s.deletedAt, now) }), now);
   }
 
-  async setTag(orgId: string, project: Project, tag: [string, string]): Promise<void> {
+  async setTag(orgId: string, project: MlflowProject, tag: [string, string]): Promise<void> {
     const { store, clock } = this.deps;
     await updateProjectMlflow(store, orgId, project.id, (s) => ({ ...s, mlflowTags: applyTags(s.mlflowTags, [tag]) }), clock.now());
   }
 
-  async deleteTag(orgId: string, project: Project, key: string): Promise<void> {
+  async deleteTag(orgId: string, project: MlflowProject, key: string): Promise<void> {
     const { store, clock } = this.deps;
     const missing = () => doesNotExist(`No tag with name: ${key} in experiment ${project.id}`);
     await updateProjectMlflow(store, orgId, project.id, (s) => ({ ...s, mlflowTags: withoutTag(s.mlflowTags, key, missing) }), clock.now());

@@ -6,7 +6,7 @@ import { checkTagWritable, nameFrom, renamedTags, withLoggedModel, withoutTag } 
 import { deletedAtAfter } from "../domain/mlflow/views.js";
 import type { RunStatus } from "../domain/status.js";
 import type { Clock } from "../domain/time.js";
-import type { Actor, MetricSeries, MlflowRunRef, Project, Run, Store } from "../store/store.js";
+import type { Actor, MetricSeries, MlflowProject, MlflowRun, MlflowRunRef, Store } from "../store/store.js";
 import type { IngestService } from "./ingest.js";
 import { checkActive, findRun, findRunRef, updateRunMlflow } from "./mlflow.js";
 import type { RunLifecycle } from "./runs.js";
@@ -31,7 +31,7 @@ export class MlflowRuns {
   ) {}
 
   /** The run a request names (RESOURCE_DOES_NOT_EXIST when there is none), with its JSON fields. */
-  find(orgId: string, runId: unknown): Promise<Run> {
+  find(orgId: string, runId: unknown): Promise<MlflowRun> {
     return findRun(this.deps.store, orgId, runId);
   }
 
@@ -52,33 +52,46 @@ export class MlflowRuns {
     return run;
   }
 
-  /** Creates a run in the experiment, with its MLflow tags (domain/mlflow/tags.ts newRunTags). */
+  /**
+   * Creates a run in the experiment, with its MLflow tags (domain/mlflow/tags.ts newRunTags). The tags
+   * go in the create itself (CreateRunInput.mlflowTags, a protocol extension of the core create): they
+   * are the run's from its first committed moment. The create answers the core record, so the run
+   * MLflow's client gets back is read again through MLflow's read, as `update` reads it after a status
+   * write.
+   */
   async create(
     orgId: string,
-    project: Project,
+    project: MlflowProject,
     run: { name: string; mlflowTags: [string, string][]; createdAt: number },
     actor: Actor,
     now: number,
-  ): Promise<Run> {
+  ): Promise<MlflowRun> {
+    let created: number;
     try {
       const input = { projectName: project.name, name: run.name, tags: [], mlflowTags: run.mlflowTags, createdAt: run.createdAt };
-      return (await this.runs.create(orgId, input, actor, now)).run;
+      created = (await this.runs.create(orgId, input, actor, now)).run.id;
     } catch (error) {
       // The store refuses a deleted project inside its transaction (checkProjectTakesRuns), in MLflow's words here.
       if (error instanceof DomainError && error.code === "CONFLICT")
         throw invalidParameter(`The experiment ${project.id} must be in the 'active' state. Current state is deleted.`);
       throw error;
     }
+    return this.read(orgId, created);
+  }
+
+  /** A run this service just wrote, with MLflow's fields (runs are never removed, so it is there). */
+  private async read(orgId: string, runId: number): Promise<MlflowRun> {
+    return (await this.deps.store.getMlflowRun(orgId, runId))!;
   }
 
   /** runs/update: renames the run (and its mlflow.runName), then records its status; a terminal status ends at `endTime`. */
   async update(
     orgId: string,
-    run: Run,
+    run: MlflowRun,
     update: { name: string; status?: RunStatus; endTime?: number },
     actor: Actor,
     now = this.deps.clock.now(),
-  ): Promise<Run> {
+  ): Promise<MlflowRun> {
     const { store } = this.deps;
     let updated = run;
     if (update.name)
@@ -93,7 +106,7 @@ export class MlflowRuns {
     if (status !== undefined) {
       const statusUpdated = status === "RUNNING" ? undefined : (update.endTime ?? now);
       await this.runs.updateStatus(orgId, updated.id, { status, statusUpdated, source: "api" }, actor, now);
-      updated = (await store.getRun(orgId, updated.id))!;
+      updated = await this.read(orgId, updated.id);
     }
     return updated;
   }

@@ -22,27 +22,31 @@ import { accumulatedJsonText } from "../domain/runs.js";
 import type {
   MetricSummary,
   MlflowCandidate,
+  MlflowProject,
+  MlflowRun,
   MlflowRunRef,
-  Project,
   ProjectMlflowState,
-  Run,
   RunMlflowState,
   Store,
 } from "../store/store.js";
 import { lastPoint } from "./series-end.js";
 
-/** Workflows of MLflow's protocol over the store (docs/api.md, "MLflow's REST API"). */
+/**
+ * Workflows of MLflow's protocol over the store (docs/api.md, "MLflow's REST API"). Runs and
+ * experiments are read through MlflowStore's reads (MlflowRun, MlflowProject), the only ones that
+ * return MLflow's fields.
+ */
 
-export async function findExperiment(store: Store, orgId: string, experimentId: unknown): Promise<Project> {
+export async function findExperiment(store: Store, orgId: string, experimentId: unknown): Promise<MlflowProject> {
   if (typeof experimentId !== "string" || experimentId === "")
     throw invalidParameter("Missing value for required parameter 'experiment_id'");
   const id = parseExperimentId(experimentId);
-  const project = id === undefined ? undefined : await store.getProject(orgId, id);
+  const project = id === undefined ? undefined : await store.getMlflowProject(orgId, id);
   if (!project) throw doesNotExist(`No Experiment with id=${experimentId} exists`);
   return project;
 }
 
-export async function findRun(store: Store, orgId: string, runId: unknown): Promise<Run> {
+export async function findRun(store: Store, orgId: string, runId: unknown): Promise<MlflowRun> {
   return found(runId, (id) => store.getRunByMlflowId(orgId, id));
 }
 
@@ -117,12 +121,12 @@ export interface LatestMetric {
  * tell it: the last point is not finite (the summary keeps the last finite value) or its time is
  * not kept (MetricSummary.lastTime).
  */
-export async function latestMetrics(store: Store, orgId: string, run: Run): Promise<LatestMetric[]> {
+export async function latestMetrics(store: Store, orgId: string, run: MlflowRun): Promise<LatestMetric[]> {
   return latestOf(store, orgId, run.id, await store.listMetricSummaries(orgId, run.id));
 }
 
 /** latestMetrics of many runs (a search's page), their summaries read at once. */
-export async function latestMetricsOfRuns(store: Store, orgId: string, runs: Run[]): Promise<Map<number, LatestMetric[]>> {
+export async function latestMetricsOfRuns(store: Store, orgId: string, runs: MlflowRun[]): Promise<Map<number, LatestMetric[]>> {
   const summaries = await store.listMetricSummariesOfRuns(
     orgId,
     runs.map((run) => run.id),
@@ -162,7 +166,11 @@ interface Scored {
  * metric values one query per metric the filter or order names, and the runs matched, ordered by
  * the full key (compareKeys) and paged after the token's key.
  */
-export async function searchRuns(store: Store, orgId: string, request: SearchRequest): Promise<{ runs: Run[]; nextPageToken?: string }> {
+export async function searchRuns(
+  store: Store,
+  orgId: string,
+  request: SearchRequest,
+): Promise<{ runs: MlflowRun[]; nextPageToken?: string }> {
   const clauses = parseFilter(request.filter);
   const terms = parseOrderBy(request.orderBy);
   if (!Number.isSafeInteger(request.maxResults) || request.maxResults < 1 || request.maxResults > LIMITS.maxResults)
@@ -174,7 +182,7 @@ export async function searchRuns(store: Store, orgId: string, request: SearchReq
     throw invalidParameter(
       `Invalid value for parameter 'experiment_ids': at most ${LIMITS.searchExperiments} distinct experiments per search, got ${experimentIds.size}`,
     );
-  const projects = new Map<number, Project>();
+  const projects = new Map<number, MlflowProject>();
   for (const id of experimentIds) {
     const project = await findExperiment(store, orgId, id);
     projects.set(project.id, project);
@@ -217,7 +225,7 @@ export async function searchRuns(store: Store, orgId: string, request: SearchReq
     candidates.map((m) => m.candidate.id),
   );
   const page = candidates.slice(0, runsWithinMetricBudget(candidates.map((m) => counts.get(m.candidate.id) ?? 0)));
-  const runs = await store.getRuns(
+  const runs = await store.getMlflowRuns(
     orgId,
     page.map((m) => m.candidate.id),
   );

@@ -11,10 +11,14 @@ import type {
   LogType,
   MetricSummary,
   MlflowCandidate,
+  MlflowProject,
+  MlflowRun,
   Organization,
   Project,
+  ProjectMlflowFields,
   Run,
   RunCandidate,
+  RunMlflowFields,
   StatusEvent,
   StoredDataRow,
   StoredFile,
@@ -65,6 +69,17 @@ export const toApiKey = (row: ApiKeyRow): ApiKeyRecord => ({
   revokedAt: row.revoked_at,
 });
 
+/**
+ * How records of one kind are read: the SELECT … FROM that a read completes with its WHERE, ORDER BY
+ * and LIMIT, and how a row becomes the record. A core read and MLflow's read of the same rows differ
+ * only here (RUN_READ and MLFLOW_RUN_READ, PROJECT_READ and MLFLOW_PROJECT_READ), so a backend writes
+ * each query once for both.
+ */
+export interface RecordRead<Row, T> {
+  select: string;
+  toRecord: (row: Row) => T;
+}
+
 export interface ProjectWithCountRow {
   id: number;
   name: string;
@@ -72,25 +87,39 @@ export interface ProjectWithCountRow {
   created_at: number;
   updated_at: number;
   run_count: number;
-  mlflow_tags: string;
   deleted_at: number | null;
 }
 
-export const SELECT_PROJECT_WITH_COUNT = `
-  SELECT p.id, p.name, p.run_prefix, p.created_at, p.updated_at,
-         (SELECT count(*) FROM runs r WHERE r.project_id = p.id) AS run_count, p.mlflow_tags, p.deleted_at
-  FROM projects p`;
+/** A project's row with MLflow's columns (ProjectMlflowFields). */
+export interface MlflowProjectRow extends ProjectWithCountRow {
+  mlflow_tags: string;
+}
 
-export const toProject = (row: ProjectWithCountRow): Project => ({
+const PROJECT_WITH_COUNT_COLUMNS = `p.id, p.name, p.run_prefix, p.created_at, p.updated_at,
+         (SELECT count(*) FROM runs r WHERE r.project_id = p.id) AS run_count, p.deleted_at`;
+
+const projectFields = (row: ProjectWithCountRow): Omit<Project, keyof ProjectMlflowFields> => ({
   id: row.id,
   name: row.name,
   runPrefix: row.run_prefix,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   runCount: row.run_count,
-  mlflowTags: JSON.parse(row.mlflow_tags) as [string, string][],
   deletedAt: row.deleted_at,
 });
+
+/** An experiment: the project with MLflow's fields (MlflowStore's reads). */
+export const MLFLOW_PROJECT_READ: RecordRead<MlflowProjectRow, MlflowProject> = {
+  select: `SELECT ${PROJECT_WITH_COUNT_COLUMNS}, p.mlflow_tags FROM projects p`,
+  toRecord: (row) => ({ ...projectFields(row), mlflowTags: JSON.parse(row.mlflow_tags) as [string, string][] }),
+};
+
+/**
+ * A project as ProjectStore reads it. Transitional: MLFLOW_PROJECT_READ as long as Project carries
+ * MLflow's fields (see Project in store.ts); then `SELECT ${PROJECT_WITH_COUNT_COLUMNS} FROM projects p`
+ * mapped by projectFields, which reads no MLflow column.
+ */
+export const PROJECT_READ: RecordRead<MlflowProjectRow, Project> = MLFLOW_PROJECT_READ;
 
 export interface RunRow {
   id: number;
@@ -113,20 +142,23 @@ export interface RunRow {
   heartbeat_at: number;
   forked_from_run_id: number | null;
   fork_step: number | null;
-  mlflow_id: string;
-  mlflow_tags: string;
-  mlflow_inputs: string | null;
   deleted_at: number | null;
 }
 
-export const SELECT_RUN = `
-  SELECT r.id, r.project_id, p.name AS project_name, r.name, r.number, r.display_id, r.external_id, r.status,
-         r.tags, r.notes, r.config, r.system_metadata, r.logger_settings, r.status_metadata, r.created_at,
-         r.updated_at, r.status_updated, r.heartbeat_at, r.forked_from_run_id, r.fork_step,
-         r.mlflow_id, r.mlflow_tags, r.mlflow_inputs, r.deleted_at
-  FROM runs r JOIN projects p ON p.id = r.project_id`;
+/** A run's row with MLflow's columns (RunMlflowFields): mlflow_tags and mlflow_inputs may hold up to 1 MB each. */
+export interface MlflowRunRow extends RunRow {
+  mlflow_id: string;
+  mlflow_tags: string;
+  mlflow_inputs: string | null;
+}
 
-export function toRun(row: RunRow): Run {
+const RUN_COLUMNS = `r.id, r.project_id, p.name AS project_name, r.name, r.number, r.display_id, r.external_id, r.status,
+         r.tags, r.notes, r.config, r.system_metadata, r.logger_settings, r.status_metadata, r.created_at,
+         r.updated_at, r.status_updated, r.heartbeat_at, r.forked_from_run_id, r.fork_step, r.deleted_at`;
+const RUN_MLFLOW_COLUMNS = "r.mlflow_id, r.mlflow_tags, r.mlflow_inputs";
+const RUNS_WITH_PROJECT = "FROM runs r JOIN projects p ON p.id = r.project_id";
+
+function runFields(row: RunRow): Omit<Run, keyof RunMlflowFields> {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -148,12 +180,27 @@ export function toRun(row: RunRow): Run {
     heartbeatAt: row.heartbeat_at,
     forkedFromRunId: row.forked_from_run_id,
     forkStep: row.fork_step,
-    mlflowId: row.mlflow_id,
-    mlflowTags: JSON.parse(row.mlflow_tags) as [string, string][],
-    mlflowInputs: fromJsonText<Json>(row.mlflow_inputs),
     deletedAt: row.deleted_at,
   };
 }
+
+/** A run with MLflow's fields (MlflowStore's reads). */
+export const MLFLOW_RUN_READ: RecordRead<MlflowRunRow, MlflowRun> = {
+  select: `SELECT ${RUN_COLUMNS}, ${RUN_MLFLOW_COLUMNS} ${RUNS_WITH_PROJECT}`,
+  toRecord: (row) => ({
+    ...runFields(row),
+    mlflowId: row.mlflow_id,
+    mlflowTags: JSON.parse(row.mlflow_tags) as [string, string][],
+    mlflowInputs: fromJsonText<Json>(row.mlflow_inputs),
+  }),
+};
+
+/**
+ * A run as RunStore reads it. Transitional: MLFLOW_RUN_READ as long as Run carries MLflow's fields
+ * (see Run in store.ts); then `SELECT ${RUN_COLUMNS} ${RUNS_WITH_PROJECT}` mapped by runFields, which
+ * reads no MLflow column (and so none of the up to 2 MB of MLflow's JSON a run may hold).
+ */
+export const RUN_READ: RecordRead<MlflowRunRow, Run> = MLFLOW_RUN_READ;
 
 /** What MLflow's run search reads of every run of a project, as an array row. */
 export const MLFLOW_CANDIDATE_COLUMNS =
@@ -424,9 +471,9 @@ export interface LogNameRow {
 
 export const toLogName = (row: LogNameRow): LogName => ({ logName: row.log_name, logType: row.log_type, logGroup: row.log_group });
 
-/** Store.getRuns: the runs in the order asked, an ID asked twice twice, IDs not found left out. */
-export function runsInOrder(runIds: number[], rows: RunRow[]): Run[] {
-  const byId = new Map(rows.map((row) => [row.id, toRun(row)]));
+/** Store.getRuns (and getMlflowRuns): the runs in the order asked, an ID asked twice twice, IDs not found left out. */
+export function runsInOrder<T extends { id: number }>(runIds: number[], runs: T[]): T[] {
+  const byId = new Map(runs.map((run) => [run.id, run]));
   return runIds.flatMap((id) => byId.get(id) ?? []);
 }
 

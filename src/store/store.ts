@@ -64,8 +64,18 @@ export interface ProjectStore {
   getProject(orgId: string, projectId: number): Promise<Project | undefined>;
 }
 
-/** MLflow's protocol (docs/api.md, "MLflow's REST API"): experiments are projects, runs are runs. */
+/**
+ * MLflow's protocol (docs/api.md, "MLflow's REST API"): experiments are projects, runs are runs. The
+ * MLflow layer (src/services/mlflow*.ts, src/http/routes/mlflow/) reads its runs and experiments here,
+ * never through RunStore's or ProjectStore's reads: only these return MLflow's fields (MlflowRun,
+ * MlflowProject).
+ */
 export interface MlflowStore {
+  /** An experiment: the project with MLflow's fields, or undefined when it does not exist in the organization. */
+  getMlflowProject(orgId: string, projectId: number): Promise<MlflowProject | undefined>;
+  getMlflowProjectByName(orgId: string, name: string): Promise<MlflowProject | undefined>;
+  /** Every experiment of the organization (deleted ones too), by name. */
+  listMlflowProjects(orgId: string): Promise<MlflowProject[]>;
   /**
    * Reads the project's MLflow state under a lock, applies `change` (a pure rule, which may throw a
    * DomainError: then nothing is written) and stores the result. A name taken by another project
@@ -78,19 +88,50 @@ export interface MlflowStore {
     projectId: number,
     change: (state: ProjectMlflowState) => ProjectMlflowState,
     now: number,
-  ): Promise<Project | undefined>;
+  ): Promise<MlflowProject | undefined>;
   /** A run by its MLflow run ID (32 lowercase hex digits, stable, given to every run at creation). */
-  getRunByMlflowId(orgId: string, mlflowId: string): Promise<Run | undefined>;
+  getRunByMlflowId(orgId: string, mlflowId: string): Promise<MlflowRun | undefined>;
+  /** A run by its Stepwise ID, with MLflow's fields (a run MLflow's client just created or updated). */
+  getMlflowRun(orgId: string, runId: number): Promise<MlflowRun | undefined>;
+  /** RunStore.getRuns with MLflow's fields: in the order asked, IDs unknown in the organization left out. */
+  getMlflowRuns(orgId: string, runIds: number[]): Promise<MlflowRun[]>;
   /**
    * What MLflow's metric and write routes need to find a run: its ID and lifecycle, read without
    * its JSON fields (params, tags and inputs may hold up to 1 MB each, which every log-metric re-read).
    */
   getMlflowRunRef(orgId: string, mlflowId: string): Promise<MlflowRunRef | undefined>;
   /** As updateProjectMlflow, for a run's name, config (MLflow's params), MLflow tags, inputs and lifecycle. */
-  updateRunMlflow(orgId: string, runId: number, change: (state: RunMlflowState) => RunMlflowState, now: number): Promise<Run | undefined>;
+  updateRunMlflow(
+    orgId: string,
+    runId: number,
+    change: (state: RunMlflowState) => RunMlflowState,
+    now: number,
+  ): Promise<MlflowRun | undefined>;
   /** Every run of the project with what MLflow's run search filters and sorts on, newest first. */
   listMlflowCandidates(orgId: string, projectId: number): Promise<MlflowCandidate[]>;
 }
+
+/** What MLflow's protocol keeps of a run beside Stepwise's fields (docs/api.md, "MLflow's REST API"). */
+export interface RunMlflowFields {
+  /** The run's MLflow run ID: 32 lowercase hex digits, given at creation, never changed. */
+  mlflowId: string;
+  /** MLflow's key-value run tags, in the order first set. */
+  mlflowTags: [string, string][];
+  /** The dataset inputs MLflow's client logged (log-inputs), as sent; null when none. */
+  mlflowInputs: Json | null;
+}
+
+/** A run as MLflow's protocol reads it (MlflowStore). */
+export type MlflowRun = Run & RunMlflowFields;
+
+/** What MLflow's protocol keeps of a project (an experiment) beside Stepwise's fields. */
+export interface ProjectMlflowFields {
+  /** MLflow's experiment tags, in the order first set. */
+  mlflowTags: [string, string][];
+}
+
+/** A project as MLflow's protocol reads it: an experiment (MlflowStore). */
+export type MlflowProject = Project & ProjectMlflowFields;
 
 /** Runs: their lifecycle, attributes, history and alerts. */
 export interface RunStore {
@@ -410,16 +451,24 @@ export interface Actor {
   apiKeyId: string | null;
 }
 
-export interface Project {
+/**
+ * A project as RunStore and ProjectStore read it. Transitional: it still carries MLflow's fields
+ * (ProjectMlflowFields) because the store contract asserts them on core reads
+ * (test/store/contract/runs.ts, getProjectByName; test/store/contract/mlflow.ts, createProject);
+ * they leave once the contract reads them through MlflowStore. Nothing outside the MLflow layer reads them.
+ */
+export interface Project extends ProjectMlflowFields {
   id: number;
   name: string;
   runPrefix: string;
   createdAt: number;
   updatedAt: number;
   runCount: number;
-  /** MLflow's experiment tags, in the order first set. */
-  mlflowTags: [string, string][];
-  /** When MLflow's client deleted the experiment (lifecycle stage `deleted`); null when active. */
+  /**
+   * When MLflow's client deleted the experiment (lifecycle stage `deleted`); null when active. A core
+   * field, not MLflow's alone: a deleted project takes no new run from either protocol
+   * (workflows/run-lifecycle.ts, checkProjectTakesRuns).
+   */
   deletedAt: number | null;
 }
 
@@ -466,7 +515,13 @@ export interface LogName {
   logGroup: string | null;
 }
 
-export interface Run {
+/**
+ * A run as RunStore reads it. Transitional: it still carries MLflow's fields (RunMlflowFields)
+ * because the store contract asserts them on core reads (test/store/contract/runs.ts, createRun and
+ * getRun; test/store/contract/mlflow.ts, createRun and getRun); they leave once the contract reads
+ * them through MlflowStore. Nothing outside the MLflow layer reads them.
+ */
+export interface Run extends RunMlflowFields {
   id: number;
   projectId: number;
   projectName: string;
@@ -487,13 +542,10 @@ export interface Run {
   heartbeatAt: number;
   forkedFromRunId: number | null;
   forkStep: number | null;
-  /** The run's MLflow run ID: 32 lowercase hex digits, given at creation, never changed. */
-  mlflowId: string;
-  /** MLflow's key-value run tags, in the order first set (docs/api.md, "MLflow's REST API"). */
-  mlflowTags: [string, string][];
-  /** The dataset inputs MLflow's client logged (log-inputs), as sent; null when none. */
-  mlflowInputs: Json | null;
-  /** When MLflow's client deleted the run (lifecycle stage `deleted`); null when active. */
+  /**
+   * When MLflow's client deleted the run (lifecycle stage `deleted`); null when active. A core
+   * field: the lifecycle a project's delete and restore carry to its runs (MlflowStore.updateProjectMlflow).
+   */
   deletedAt: number | null;
 }
 
@@ -509,7 +561,13 @@ export interface CreateRunInput {
   createdAt?: number;
   updatedAt?: number;
   fork?: { runId: number; step: number; inheritConfig: boolean; inheritTags: boolean };
-  /** MLflow's key-value tags of a run created through MLflow's protocol. */
+  /**
+   * MLflow's key-value tags of a run created through MLflow's protocol: a protocol extension of the
+   * create, so that the tags MLflow's client creates a run with (mlflow.runName, mlflow.user, its own)
+   * are written by the create's insert, in its transaction, never by a second write the run could be
+   * read without. The created run comes back as the core record; MLflow's create reads it again
+   * through MlflowStore.getMlflowRun (services/mlflow-runs.ts).
+   */
   mlflowTags?: [string, string][];
   now: number;
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import type { RecordRead } from "../rows.js";
 import { StoreOpenError } from "../store.js";
 import { checkSchemaVersion, migrationFiles } from "../migrations.js";
 
@@ -52,6 +53,17 @@ export async function rows<T>(sql: Sql, text: string, values: unknown[] = []): P
 
 export async function row<T>(sql: Sql, text: string, values: unknown[] = []): Promise<T | undefined> {
   return (await rows<T>(sql, text, values))[0];
+}
+
+/** The records `read` selects with `clauses` (its WHERE, ORDER BY, LIMIT, FOR UPDATE) and their values. */
+export async function readAll<R, T>(sql: Sql, read: RecordRead<R, T>, clauses: string, values: unknown[] = []): Promise<T[]> {
+  return (await rows<R>(sql, `${read.select} ${clauses}`, values)).map((found) => read.toRecord(found));
+}
+
+/** The first record of readAll, or undefined. */
+export async function readOne<R, T>(sql: Sql, read: RecordRead<R, T>, clauses: string, values: unknown[] = []): Promise<T | undefined> {
+  const found = await row<R>(sql, `${read.select} ${clauses}`, values);
+  return found && read.toRecord(found);
 }
 
 /** Rows as arrays, for long results (building row objects costs more than the query). */

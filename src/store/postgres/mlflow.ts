@@ -1,19 +1,23 @@
-import { MLFLOW_CANDIDATE_COLUMNS, SELECT_PROJECT_WITH_COUNT, SELECT_RUN, toMlflowCandidate, toProject, toRun } from "../rows.js";
-import type { MlflowCandidateRow, ProjectWithCountRow, RunRow } from "../rows.js";
-import type { MlflowCandidate, MlflowRunRef, Project, Run } from "../store.js";
-import { arrays, row, run, type Sql } from "./db.js";
+import { MLFLOW_CANDIDATE_COLUMNS, MLFLOW_PROJECT_READ, MLFLOW_RUN_READ, toMlflowCandidate } from "../rows.js";
+import type { MlflowCandidateRow } from "../rows.js";
+import type { MlflowCandidate, MlflowProject, MlflowRun, MlflowRunRef } from "../store.js";
+import { arrays, readOne, row, run, type Sql } from "./db.js";
+import { projectNamed, projectOfId, projectsOf } from "./projects.js";
+import { runsByIds } from "./run-list.js";
 
 /** What MLflow's protocol reads and writes beside Stepwise's own fields (Store, "MLflow's protocol"). */
 
-export async function getProject(sql: Sql, orgId: string, projectId: number, lock = false): Promise<Project | undefined> {
-  const found = await row<ProjectWithCountRow>(
-    sql,
-    lock
-      ? `${SELECT_PROJECT_WITH_COUNT} WHERE p.org_id = $1 AND p.id = $2 FOR UPDATE OF p`
-      : `${SELECT_PROJECT_WITH_COUNT} WHERE p.org_id = $1 AND p.id = $2`,
-    [orgId, projectId],
-  );
-  return found && toProject(found);
+/** With `lock` (MLflow's workflows), the project row is read FOR UPDATE. */
+export async function getMlflowProject(sql: Sql, orgId: string, projectId: number, lock = false): Promise<MlflowProject | undefined> {
+  return projectOfId(sql, MLFLOW_PROJECT_READ, orgId, projectId, lock);
+}
+
+export async function getMlflowProjectByName(sql: Sql, orgId: string, name: string): Promise<MlflowProject | undefined> {
+  return projectNamed(sql, MLFLOW_PROJECT_READ, orgId, name);
+}
+
+export async function listMlflowProjects(sql: Sql, orgId: string): Promise<MlflowProject[]> {
+  return projectsOf(sql, MLFLOW_PROJECT_READ, orgId);
 }
 
 export async function getMlflowRunRef(sql: Sql, orgId: string, mlflowId: string): Promise<MlflowRunRef | undefined> {
@@ -25,9 +29,20 @@ export async function getMlflowRunRef(sql: Sql, orgId: string, mlflowId: string)
   return found && { id: found.id, mlflowId: found.mlflow_id, deletedAt: found.deleted_at };
 }
 
-export async function getRunByMlflowId(sql: Sql, orgId: string, mlflowId: string): Promise<Run | undefined> {
-  const found = await row<RunRow>(sql, `${SELECT_RUN} WHERE r.org_id = $1 AND r.mlflow_id = $2`, [orgId, mlflowId]);
-  return found && toRun(found);
+export async function getRunByMlflowId(sql: Sql, orgId: string, mlflowId: string): Promise<MlflowRun | undefined> {
+  return readOne(sql, MLFLOW_RUN_READ, "WHERE r.org_id = $1 AND r.mlflow_id = $2", [orgId, mlflowId]);
+}
+
+/** With `lock` (MLflow's workflows), the run row is read FOR UPDATE. */
+export async function getMlflowRun(sql: Sql, orgId: string, runId: number, lock = false): Promise<MlflowRun | undefined> {
+  return readOne(sql, MLFLOW_RUN_READ, lock ? "WHERE r.org_id = $1 AND r.id = $2 FOR UPDATE OF r" : "WHERE r.org_id = $1 AND r.id = $2", [
+    orgId,
+    runId,
+  ]);
+}
+
+export async function getMlflowRuns(sql: Sql, orgId: string, runIds: number[]): Promise<MlflowRun[]> {
+  return runsByIds(sql, MLFLOW_RUN_READ, orgId, runIds);
 }
 
 export async function listMlflowCandidates(sql: Sql, orgId: string, projectId: number): Promise<MlflowCandidate[]> {

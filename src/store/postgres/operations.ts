@@ -1,16 +1,16 @@
 import type { Operations } from "../compose.js";
 import type { ConsoleLogType } from "../../domain/console-logs.js";
 import type { RunStatus } from "../../domain/status.js";
-import { SELECT_RUN, toJsonText, toRun, type RunRow, toProjectForRuns } from "../rows.js";
+import { toJsonText, toProjectForRuns } from "../rows.js";
 import type { Async } from "../workflow.js";
 import { fileValues, type UpsertedFile } from "../workflows/run-writes.js";
 import { newRunValues, statusEventValues } from "../workflows/run-lifecycle.js";
 import { row, rows, run, type Sql } from "./db.js";
-import { getOrCreateProjectRow, takeRunNumber } from "./projects.js";
+import { getOrCreateProjectRow, getProject, takeRunNumber } from "./projects.js";
 import { insertLogNames, touchHeartbeat } from "./run-attributes.js";
 import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
-import { getProject } from "./mlflow.js";
+import { getMlflowProject, getMlflowRun } from "./mlflow.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { postgresMetricWrites } from "./metrics.js";
 
@@ -175,7 +175,8 @@ export function postgresOperations(sql: Sql): Async<Operations> {
       );
     },
 
-    getProject: (orgId, projectId, lock) => getProject(sql, orgId, projectId, lock),
+    getProject: (orgId, projectId) => getProject(sql, orgId, projectId),
+    getMlflowProject: (orgId, projectId, lock) => getMlflowProject(sql, orgId, projectId, lock),
     insertProject: async (orgId, name, runPrefix, now) =>
       (
         await row<{ id: number }>(
@@ -197,10 +198,8 @@ export function postgresOperations(sql: Sql): Async<Operations> {
     setProjectRunsDeleted: async (projectId, deletedAt, now) => {
       await run(sql, "UPDATE runs SET deleted_at = $1, updated_at = $2 WHERE project_id = $3", [deletedAt, now, projectId]);
     },
-    lockRun: async (orgId, runId) => {
-      const found = await row<RunRow>(sql, `${SELECT_RUN} WHERE r.org_id = $1 AND r.id = $2 FOR UPDATE OF r`, [orgId, runId]);
-      return found && toRun(found);
-    },
+    lockMlflowRun: (orgId, runId) => getMlflowRun(sql, orgId, runId, true),
+    getMlflowRun: (orgId, runId) => getMlflowRun(sql, orgId, runId),
     writeRunMlflow: async (runId, mlflowRow, now) => {
       await run(
         sql,

@@ -1,15 +1,42 @@
 import { displayPrefix } from "../../domain/ids.js";
-import { SELECT_PROJECT_WITH_COUNT, toProject, type ProjectRow, type ProjectWithCountRow } from "../rows.js";
+import { PROJECT_READ, type ProjectRow, type RecordRead } from "../rows.js";
 import type { Project } from "../store.js";
-import { row, rows, run, type Sql } from "./db.js";
+import { readAll, readOne, row, run, type Sql } from "./db.js";
+
+// The project reads, each as `read` maps the projects: the core record here, MLflow's experiment in mlflow.ts.
+
+export async function projectsOf<R, T>(sql: Sql, read: RecordRead<R, T>, orgId: string): Promise<T[]> {
+  return readAll(sql, read, "WHERE p.org_id = $1 ORDER BY p.name", [orgId]);
+}
+
+export async function projectNamed<R, T>(sql: Sql, read: RecordRead<R, T>, orgId: string, name: string): Promise<T | undefined> {
+  return readOne(sql, read, "WHERE p.org_id = $1 AND p.name = $2", [orgId, name]);
+}
+
+/** With `lock`, the project row is read FOR UPDATE. */
+export async function projectOfId<R, T>(
+  sql: Sql,
+  read: RecordRead<R, T>,
+  orgId: string,
+  projectId: number,
+  lock = false,
+): Promise<T | undefined> {
+  return readOne(sql, read, lock ? "WHERE p.org_id = $1 AND p.id = $2 FOR UPDATE OF p" : "WHERE p.org_id = $1 AND p.id = $2", [
+    orgId,
+    projectId,
+  ]);
+}
 
 export async function listProjects(sql: Sql, orgId: string): Promise<Project[]> {
-  return (await rows<ProjectWithCountRow>(sql, `${SELECT_PROJECT_WITH_COUNT} WHERE p.org_id = $1 ORDER BY p.name`, [orgId])).map(toProject);
+  return projectsOf(sql, PROJECT_READ, orgId);
 }
 
 export async function getProjectByName(sql: Sql, orgId: string, name: string): Promise<Project | undefined> {
-  const found = await row<ProjectWithCountRow>(sql, `${SELECT_PROJECT_WITH_COUNT} WHERE p.org_id = $1 AND p.name = $2`, [orgId, name]);
-  return found && toProject(found);
+  return projectNamed(sql, PROJECT_READ, orgId, name);
+}
+
+export async function getProject(sql: Sql, orgId: string, projectId: number): Promise<Project | undefined> {
+  return projectOfId(sql, PROJECT_READ, orgId, projectId);
 }
 
 /**

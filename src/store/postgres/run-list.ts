@@ -1,7 +1,7 @@
-import { CANDIDATE_COLUMNS, RUN_ORDER_COLUMNS, SELECT_RUN, runsInOrder, toCandidate, toRun } from "../rows.js";
-import type { CandidateRow, RunRow } from "../rows.js";
+import { CANDIDATE_COLUMNS, RUN_ORDER_COLUMNS, RUN_READ, runsInOrder, toCandidate } from "../rows.js";
+import type { CandidateRow, RecordRead } from "../rows.js";
 import type { Run, RunCandidate, RunListQuery, RunNarrowing } from "../store.js";
-import { arrays, row, rows, type Sql } from "./db.js";
+import { arrays, readAll, row, type Sql } from "./db.js";
 
 /**
  * The WHERE clause of the name search, tags (any of) and statuses, with its parameters. Lists travel
@@ -34,13 +34,14 @@ export async function listRuns(sql: Sql, orgId: string, projectId: number, query
   const where = narrowingClause(orgId, projectId, query);
   const direction = query.order.descending ? "DESC" : "ASC";
   const n = where.params.length;
-  const found = await rows<RunRow>(
+  const runs = await readAll(
     sql,
-    `${SELECT_RUN} WHERE ${where.sql} ORDER BY ${RUN_ORDER_COLUMNS[query.order.field]} ${direction}, r.id ${direction} LIMIT $${n + 1} OFFSET $${n + 2}`,
+    RUN_READ,
+    `WHERE ${where.sql} ORDER BY ${RUN_ORDER_COLUMNS[query.order.field]} ${direction}, r.id ${direction} LIMIT $${n + 1} OFFSET $${n + 2}`,
     [...where.params, query.page.limit, query.page.offset],
   );
   const total = (await row<{ n: number }>(sql, `SELECT count(*) AS n FROM runs r WHERE ${where.sql}`, where.params))!.n;
-  return { runs: found.map(toRun), total };
+  return { runs, total };
 }
 
 /** Every matching run, newest first, with only what filters and sorts read (rows as arrays). */
@@ -57,6 +58,15 @@ export async function listRunCandidates(sql: Sql, orgId: string, projectId: numb
 
 /** Runs of the organization by ID, in the order asked; unknown IDs are left out. */
 export async function getRuns(sql: Sql, orgId: string, runIds: number[]): Promise<Run[]> {
-  const found = await rows<RunRow>(sql, `${SELECT_RUN} WHERE r.org_id = $1 AND r.id = ANY($2::bigint[])`, [orgId, runIds]);
-  return runsInOrder(runIds, found);
+  return runsByIds(sql, RUN_READ, orgId, runIds);
+}
+
+/** getRuns as `read` maps the runs (the core record, or MLflow's: mlflow.ts). */
+export async function runsByIds<R, T extends { id: number }>(
+  sql: Sql,
+  read: RecordRead<R, T>,
+  orgId: string,
+  runIds: number[],
+): Promise<T[]> {
+  return runsInOrder(runIds, await readAll(sql, read, "WHERE r.org_id = $1 AND r.id = ANY($2::bigint[])", [orgId, runIds]));
 }

@@ -1,15 +1,22 @@
-import { MLFLOW_CANDIDATE_COLUMNS, SELECT_PROJECT_WITH_COUNT, SELECT_RUN, toMlflowCandidate, toProject, toRun } from "../rows.js";
-import type { MlflowCandidateRow, ProjectWithCountRow, RunRow } from "../rows.js";
-import type { MlflowCandidate, MlflowRunRef, Project, Run } from "../store.js";
-import type { Statements } from "./statements.js";
+import { MLFLOW_CANDIDATE_COLUMNS, MLFLOW_PROJECT_READ, MLFLOW_RUN_READ, toMlflowCandidate } from "../rows.js";
+import type { MlflowCandidateRow } from "../rows.js";
+import type { MlflowCandidate, MlflowProject, MlflowRun, MlflowRunRef } from "../store.js";
+import { projectNamed, projectOfId, projectsOf } from "./projects.js";
+import { runsByIds } from "./run-list.js";
+import { readOne, type Statements } from "./statements.js";
 
 /** What MLflow's protocol reads and writes beside Stepwise's own fields (Store, "MLflow's protocol"). */
 
-export function getProject(s: Statements, orgId: string, projectId: number): Project | undefined {
-  const row = s.get(`${SELECT_PROJECT_WITH_COUNT} WHERE p.org_id = ? AND p.id = ?`).get(orgId, projectId) as
-    | ProjectWithCountRow
-    | undefined;
-  return row && toProject(row);
+export function getMlflowProject(s: Statements, orgId: string, projectId: number): MlflowProject | undefined {
+  return projectOfId(s, MLFLOW_PROJECT_READ, orgId, projectId);
+}
+
+export function getMlflowProjectByName(s: Statements, orgId: string, name: string): MlflowProject | undefined {
+  return projectNamed(s, MLFLOW_PROJECT_READ, orgId, name);
+}
+
+export function listMlflowProjects(s: Statements, orgId: string): MlflowProject[] {
+  return projectsOf(s, MLFLOW_PROJECT_READ, orgId);
 }
 
 export function getMlflowRunRef(s: Statements, orgId: string, mlflowId: string): MlflowRunRef | undefined {
@@ -19,9 +26,16 @@ export function getMlflowRunRef(s: Statements, orgId: string, mlflowId: string):
   return row && { id: row.id, mlflowId: row.mlflow_id, deletedAt: row.deleted_at };
 }
 
-export function getRunByMlflowId(s: Statements, orgId: string, mlflowId: string): Run | undefined {
-  const row = s.get(`${SELECT_RUN} WHERE r.org_id = ? AND r.mlflow_id = ?`).get(orgId, mlflowId) as RunRow | undefined;
-  return row && toRun(row);
+export function getRunByMlflowId(s: Statements, orgId: string, mlflowId: string): MlflowRun | undefined {
+  return readOne(s, MLFLOW_RUN_READ, "WHERE r.org_id = ? AND r.mlflow_id = ?", orgId, mlflowId);
+}
+
+export function getMlflowRun(s: Statements, orgId: string, runId: number): MlflowRun | undefined {
+  return readOne(s, MLFLOW_RUN_READ, "WHERE r.org_id = ? AND r.id = ?", orgId, runId);
+}
+
+export function getMlflowRuns(s: Statements, orgId: string, runIds: number[]): MlflowRun[] {
+  return runsByIds(s, MLFLOW_RUN_READ, orgId, runIds);
 }
 
 export function listMlflowCandidates(s: Statements, orgId: string, projectId: number): MlflowCandidate[] {

@@ -6,10 +6,10 @@ import { fileValues, type UpsertedFile } from "../workflows/run-writes.js";
 import { newRunValues, statusEventValues } from "../workflows/run-lifecycle.js";
 import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
-import { getProject } from "./mlflow.js";
+import { getMlflowProject, getMlflowRun } from "./mlflow.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { sqliteMetricWrites } from "./metrics.js";
-import { getOrCreateProjectRow } from "./projects.js";
+import { getOrCreateProjectRow, getProject } from "./projects.js";
 import { touchHeartbeat } from "./run-attributes.js";
 import type { Statements } from "./statements.js";
 
@@ -154,6 +154,7 @@ export function sqliteOperations(s: Statements): Operations {
     },
 
     getProject: (orgId, projectId) => getProject(s, orgId, projectId),
+    getMlflowProject: (orgId, projectId) => getMlflowProject(s, orgId, projectId),
     insertProject: (orgId, name, runPrefix, now) =>
       (
         s
@@ -175,7 +176,8 @@ export function sqliteOperations(s: Statements): Operations {
     setProjectRunsDeleted: (projectId, deletedAt, now) => {
       s.get("UPDATE runs SET deleted_at = ?, updated_at = ? WHERE project_id = ?").run(deletedAt, now, projectId);
     },
-    lockRun: (orgId, runId) => getRun(s, orgId, runId),
+    lockMlflowRun: (orgId, runId) => getMlflowRun(s, orgId, runId),
+    getMlflowRun: (orgId, runId) => getMlflowRun(s, orgId, runId),
     writeRunMlflow: (runId, row, now) => {
       s.get("UPDATE runs SET name = ?, config = ?, mlflow_tags = ?, mlflow_inputs = ?, deleted_at = ?, updated_at = ? WHERE id = ?").run(
         row.name,

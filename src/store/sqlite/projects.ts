@@ -1,15 +1,32 @@
 import { displayPrefix } from "../../domain/ids.js";
-import { SELECT_PROJECT_WITH_COUNT, toProject, type ProjectRow, type ProjectWithCountRow } from "../rows.js";
+import { PROJECT_READ, type ProjectRow, type RecordRead } from "../rows.js";
 import type { Project } from "../store.js";
-import type { Statements } from "./statements.js";
+import { readAll, readOne, type Statements } from "./statements.js";
+
+// The project reads, each as `read` maps the projects: the core record here, MLflow's experiment in mlflow.ts.
+
+export function projectsOf<R, T>(s: Statements, read: RecordRead<R, T>, orgId: string): T[] {
+  return readAll(s, read, "WHERE p.org_id = ? ORDER BY p.name", orgId);
+}
+
+export function projectNamed<R, T>(s: Statements, read: RecordRead<R, T>, orgId: string, name: string): T | undefined {
+  return readOne(s, read, "WHERE p.org_id = ? AND p.name = ?", orgId, name);
+}
+
+export function projectOfId<R, T>(s: Statements, read: RecordRead<R, T>, orgId: string, projectId: number): T | undefined {
+  return readOne(s, read, "WHERE p.org_id = ? AND p.id = ?", orgId, projectId);
+}
 
 export function listProjects(s: Statements, orgId: string): Project[] {
-  return (s.get(`${SELECT_PROJECT_WITH_COUNT} WHERE p.org_id = ? ORDER BY p.name`).all(orgId) as ProjectWithCountRow[]).map(toProject);
+  return projectsOf(s, PROJECT_READ, orgId);
 }
 
 export function getProjectByName(s: Statements, orgId: string, name: string): Project | undefined {
-  const row = s.get(`${SELECT_PROJECT_WITH_COUNT} WHERE p.org_id = ? AND p.name = ?`).get(orgId, name) as ProjectWithCountRow | undefined;
-  return row && toProject(row);
+  return projectNamed(s, PROJECT_READ, orgId, name);
+}
+
+export function getProject(s: Statements, orgId: string, projectId: number): Project | undefined {
+  return projectOfId(s, PROJECT_READ, orgId, projectId);
 }
 
 /** Must run inside the caller's write transaction, so a failed create leaves no project behind. */

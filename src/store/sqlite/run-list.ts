@@ -1,7 +1,7 @@
-import { CANDIDATE_COLUMNS, RUN_ORDER_COLUMNS, SELECT_RUN, runsInOrder, toCandidate, toRun } from "../rows.js";
-import type { CandidateRow, RunRow } from "../rows.js";
+import { CANDIDATE_COLUMNS, RUN_ORDER_COLUMNS, RUN_READ, runsInOrder, toCandidate } from "../rows.js";
+import type { CandidateRow, RecordRead } from "../rows.js";
 import type { Run, RunCandidate, RunListQuery, RunNarrowing } from "../store.js";
-import type { Statements } from "./statements.js";
+import { readAll, type Statements } from "./statements.js";
 
 /**
  * The WHERE clause of the name search, tags (any of) and statuses, with its parameters. Lists travel
@@ -32,13 +32,16 @@ function narrowingClause(orgId: string, projectId: number, narrowing: RunNarrowi
 export function listRuns(s: Statements, orgId: string, projectId: number, query: RunListQuery): { runs: Run[]; total: number } {
   const where = narrowingClause(orgId, projectId, query);
   const direction = query.order.descending ? "DESC" : "ASC";
-  const rows = s
-    .get(
-      `${SELECT_RUN} WHERE ${where.sql} ORDER BY ${RUN_ORDER_COLUMNS[query.order.field]} ${direction}, r.id ${direction} LIMIT ? OFFSET ?`,
-    )
-    .all(...where.params, query.page.limit, query.page.offset) as RunRow[];
+  const runs = readAll(
+    s,
+    RUN_READ,
+    `WHERE ${where.sql} ORDER BY ${RUN_ORDER_COLUMNS[query.order.field]} ${direction}, r.id ${direction} LIMIT ? OFFSET ?`,
+    ...where.params,
+    query.page.limit,
+    query.page.offset,
+  );
   const total = (s.get(`SELECT count(*) AS n FROM runs r WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
-  return { runs: rows.map(toRun), total };
+  return { runs, total };
 }
 
 /**
@@ -59,8 +62,13 @@ export function listRunCandidates(s: Statements, orgId: string, projectId: numbe
 
 /** Runs of the organization by ID, in the order asked; unknown IDs are left out. */
 export function getRuns(s: Statements, orgId: string, runIds: number[]): Run[] {
-  const rows = s
-    .get(`${SELECT_RUN} WHERE r.org_id = ? AND r.id IN (SELECT value FROM json_each(?))`)
-    .all(orgId, JSON.stringify(runIds)) as RunRow[];
-  return runsInOrder(runIds, rows);
+  return runsByIds(s, RUN_READ, orgId, runIds);
+}
+
+/** getRuns as `read` maps the runs (the core record, or MLflow's: mlflow.ts). */
+export function runsByIds<R, T extends { id: number }>(s: Statements, read: RecordRead<R, T>, orgId: string, runIds: number[]): T[] {
+  return runsInOrder(
+    runIds,
+    readAll(s, read, "WHERE r.org_id = ? AND r.id IN (SELECT value FROM json_each(?))", orgId, JSON.stringify(runIds)),
+  );
 }

@@ -1,11 +1,10 @@
 import { formatDisplayId } from "../../domain/ids.js";
 import type { Run } from "../store.js";
-import { SELECT_RUN, toRun, type RunRow } from "../rows.js";
-import type { Statements } from "./statements.js";
+import { RUN_READ } from "../rows.js";
+import { readAll, readOne, type Statements } from "./statements.js";
 
 export function getRun(s: Statements, orgId: string, runId: number): Run | undefined {
-  const row = s.get(`${SELECT_RUN} WHERE r.org_id = ? AND r.id = ?`).get(orgId, runId) as RunRow | undefined;
-  return row && toRun(row);
+  return readOne(s, RUN_READ, "WHERE r.org_id = ? AND r.id = ?", orgId, runId);
 }
 
 export function getRunProjectName(s: Statements, orgId: string, runId: number): string | undefined {
@@ -17,22 +16,16 @@ export function getRunProjectName(s: Statements, orgId: string, runId: number): 
 
 /** Runs forked from a run, oldest first. */
 export function listForks(s: Statements, orgId: string, runId: number): Run[] {
-  const rows = s.get(`${SELECT_RUN} WHERE r.org_id = ? AND r.forked_from_run_id = ? ORDER BY r.id`).all(orgId, runId) as RunRow[];
-  return rows.map(toRun);
+  return readAll(s, RUN_READ, "WHERE r.org_id = ? AND r.forked_from_run_id = ? ORDER BY r.id", orgId, runId);
 }
 
 export function getRunByExternalId(s: Statements, orgId: string, projectName: string, externalId: string): Run | undefined {
-  const row = s.get(`${SELECT_RUN} WHERE r.org_id = ? AND p.name = ? AND r.external_id = ?`).get(orgId, projectName, externalId) as
-    | RunRow
-    | undefined;
-  return row && toRun(row);
+  return readOne(s, RUN_READ, "WHERE r.org_id = ? AND p.name = ? AND r.external_id = ?", orgId, projectName, externalId);
 }
 
 export function listRunsByDisplayId(s: Statements, orgId: string, prefix: string, number: number, projectName?: string): Run[] {
   const displayId = formatDisplayId(prefix, number);
-  const rows =
-    projectName === undefined
-      ? s.get(`${SELECT_RUN} WHERE r.org_id = ? AND r.display_id = ? ORDER BY r.id`).all(orgId, displayId)
-      : s.get(`${SELECT_RUN} WHERE r.org_id = ? AND r.display_id = ? AND p.name = ? ORDER BY r.id`).all(orgId, displayId, projectName);
-  return (rows as RunRow[]).map(toRun);
+  return projectName === undefined
+    ? readAll(s, RUN_READ, "WHERE r.org_id = ? AND r.display_id = ? ORDER BY r.id", orgId, displayId)
+    : readAll(s, RUN_READ, "WHERE r.org_id = ? AND r.display_id = ? AND p.name = ? ORDER BY r.id", orgId, displayId, projectName);
 }

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import type { RecordRead } from "../rows.js";
 
 export type Db = Database.Database;
 
@@ -38,4 +39,15 @@ export class Statements {
   cachedTexts(): string[] {
     return [...this.cache.keys()];
   }
+}
+
+/** The records `read` selects with `clauses` (its WHERE, ORDER BY, LIMIT) and their parameters. */
+export function readAll<R, T>(s: Statements, read: RecordRead<R, T>, clauses: string, ...params: unknown[]): T[] {
+  return (s.get(`${read.select} ${clauses}`).all(...params) as R[]).map((row) => read.toRecord(row));
+}
+
+/** The first record of readAll, or undefined. */
+export function readOne<R, T>(s: Statements, read: RecordRead<R, T>, clauses: string, ...params: unknown[]): T | undefined {
+  const row = s.get(`${read.select} ${clauses}`).get(...params) as R | undefined;
+  return row && read.toRecord(row);
 }

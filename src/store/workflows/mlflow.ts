@@ -3,7 +3,7 @@ import { displayPrefix } from "../../domain/ids.js";
 import type { Json } from "../../domain/merge.js";
 import { conflictOnUnique } from "../conflicts.js";
 import { toJsonText } from "../rows.js";
-import type { Project, ProjectMlflowState, Run, RunMlflowState } from "../store.js";
+import type { MlflowProject, MlflowRun, Project, ProjectMlflowState, RunMlflowState } from "../store.js";
 import { performer, type Workflow } from "../workflow.js";
 
 /** A run's MLflow state as stored: JSON fields as text. */
@@ -17,16 +17,18 @@ export interface RunMlflowRow {
 
 /** What MLflow's experiment and run writes ask of a backend, each inside the workflow's transaction. */
 export interface MlflowOperations {
-  /** The project, read locked when `lock` (PostgreSQL's FOR UPDATE). */
-  getProject(orgId: string, projectId: number, lock: boolean): Project | undefined;
+  /** The project as ProjectStore reads it (the one createProject returns). */
+  getProject(orgId: string, projectId: number): Project | undefined;
+  /** The project with MLflow's fields, read locked when `lock` (PostgreSQL's FOR UPDATE). */
+  getMlflowProject(orgId: string, projectId: number, lock: boolean): MlflowProject | undefined;
   /** The new project's ID; undefined when the organization has a project of that name. */
   insertProject(orgId: string, name: string, runPrefix: string, now: number): number | undefined;
   /** Throws the engine's unique violation when another project has the name. */
   writeProjectMlflow(projectId: number, state: ProjectMlflowState, now: number): void;
   setProjectRunsDeleted(projectId: number, deletedAt: number | null, now: number): void;
-  /** The run, read locked (PostgreSQL's FOR UPDATE). */
-  lockRun(orgId: string, runId: number): Run | undefined;
-  getRun(orgId: string, runId: number): Run | undefined;
+  /** The run with MLflow's fields, read locked (PostgreSQL's FOR UPDATE). */
+  lockMlflowRun(orgId: string, runId: number): MlflowRun | undefined;
+  getMlflowRun(orgId: string, runId: number): MlflowRun | undefined;
   writeRunMlflow(runId: number, row: RunMlflowRow, now: number): void;
 }
 
@@ -37,7 +39,7 @@ type MlflowWorkflow<T> = Workflow<T, MlflowOperations>;
 export function* createProject(orgId: string, name: string, now: number): MlflowWorkflow<Project> {
   const id = yield* perform("insertProject", orgId, name, displayPrefix(name), now);
   if (id === undefined) throw new DomainError("CONFLICT", `project '${name}' already exists`);
-  return (yield* perform("getProject", orgId, id, false))!;
+  return (yield* perform("getProject", orgId, id))!;
 }
 
 /**
@@ -50,13 +52,13 @@ export function* updateProjectMlflow(
   projectId: number,
   change: (state: ProjectMlflowState) => ProjectMlflowState,
   now: number,
-): MlflowWorkflow<Project | undefined> {
-  const project = yield* perform("getProject", orgId, projectId, true);
+): MlflowWorkflow<MlflowProject | undefined> {
+  const project = yield* perform("getMlflowProject", orgId, projectId, true);
   if (!project) return undefined;
   const next = change({ name: project.name, mlflowTags: project.mlflowTags, deletedAt: project.deletedAt });
   yield* conflictOnUnique(perform("writeProjectMlflow", projectId, next, now), `project '${next.name}' already exists`);
   if ((next.deletedAt === null) !== (project.deletedAt === null)) yield* perform("setProjectRunsDeleted", projectId, next.deletedAt, now);
-  return yield* perform("getProject", orgId, projectId, false);
+  return yield* perform("getMlflowProject", orgId, projectId, false);
 }
 
 /** Store.updateRunMlflow: `change` decides on the locked run (write-once params, tags). */
@@ -65,8 +67,8 @@ export function* updateRunMlflow(
   runId: number,
   change: (state: RunMlflowState) => RunMlflowState,
   now: number,
-): MlflowWorkflow<Run | undefined> {
-  const current = yield* perform("lockRun", orgId, runId);
+): MlflowWorkflow<MlflowRun | undefined> {
+  const current = yield* perform("lockMlflowRun", orgId, runId);
   if (!current) return undefined;
   const next = change({
     name: current.name,
@@ -87,5 +89,5 @@ export function* updateRunMlflow(
     },
     now,
   );
-  return yield* perform("getRun", orgId, runId);
+  return yield* perform("getMlflowRun", orgId, runId);
 }

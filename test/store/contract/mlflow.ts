@@ -96,6 +96,57 @@ export function mlflowContract(store: () => MlflowStore & ProjectStore & RunStor
     assert.equal(run.projectId, project.id, "a run logged to the restored project lands in it");
   });
 
+  it("reads runs and experiments with MLflow's fields, only in their organization", async () => {
+    const s = store();
+    const orgId = await newOrg(s);
+    const other = await newOrg(s);
+    const { run: created } = await s.createRun(orgId, runInput({ projectName: "exp", name: "a", mlflowTags: [["t", "x"]] }), ACTOR);
+    const a = (await s.getMlflowRun(orgId, created.id))!;
+    assert.deepEqual([a.name, a.mlflowTags, a.mlflowInputs], ["a", [["t", "x"]], null]);
+    assert.deepEqual(await s.getRunByMlflowId(orgId, a.mlflowId), a);
+    const b = (await s.updateRunMlflow(
+      orgId,
+      (
+        await s.createRun(orgId, runInput({ projectName: "exp", name: "b" }), ACTOR)
+      ).run.id,
+      (state) => ({ ...state, mlflowInputs: [{ d: 1 }] }),
+      T0 + 1,
+    ))!;
+    const runs = await s.getMlflowRuns(orgId, [b.id, 999_999_999, a.id, b.id]);
+    assert.deepEqual(
+      runs.map((r) => [r.id, r.mlflowId, r.mlflowTags, r.mlflowInputs]),
+      [
+        [b.id, b.mlflowId, [], [{ d: 1 }]],
+        [a.id, a.mlflowId, [["t", "x"]], null],
+        [b.id, b.mlflowId, [], [{ d: 1 }]],
+      ],
+      "in the order asked, an ID asked twice twice, unknown IDs left out",
+    );
+    assert.deepEqual(await s.getMlflowRuns(orgId, []), []);
+    assert.equal(await s.getMlflowRun(other, a.id), undefined, "another organization's run reads as absent");
+    assert.deepEqual(await s.getMlflowRuns(other, [a.id]), []);
+
+    await s.updateProjectMlflow(orgId, a.projectId, (state) => ({ ...state, mlflowTags: [["p", "1"]] }), T0 + 2);
+    await s.createProject(orgId, "another", T0);
+    const experiment = (await s.getMlflowProject(orgId, a.projectId))!;
+    assert.deepEqual(
+      [experiment.name, experiment.runCount, experiment.mlflowTags, experiment.deletedAt, experiment.updatedAt],
+      ["exp", 2, [["p", "1"]], null, T0 + 2],
+    );
+    assert.deepEqual(await s.getMlflowProjectByName(orgId, "exp"), experiment);
+    assert.deepEqual(
+      (await s.listMlflowProjects(orgId)).map((p) => [p.name, p.mlflowTags]),
+      [
+        ["another", []],
+        ["exp", [["p", "1"]]],
+      ],
+      "by name",
+    );
+    assert.equal(await s.getMlflowProject(other, a.projectId), undefined, "another organization's project reads as absent");
+    assert.equal(await s.getMlflowProjectByName(other, "exp"), undefined);
+    assert.deepEqual(await s.listMlflowProjects(other), []);
+  });
+
   it("lists a project's runs with what MLflow's search reads, newest first", async () => {
     const s = store();
     const orgId = await newOrg(s);

@@ -12,7 +12,7 @@ import { artifactUri } from "../../../domain/mlflow/model.js";
 import { checkFileName } from "../../../domain/files.js";
 import { refuseDeclaredOversize, sendFile, uploadBody } from "../../file-transfer.js";
 import { checkActive, findRun } from "../../../services/mlflow.js";
-import type { Run, StoredFile } from "../../../store/store.js";
+import type { MlflowRun, StoredFile } from "../../../store/store.js";
 import { fieldsOf, optionalString, runIdOf } from "./common.js";
 
 const HIDDEN = { schema: { hide: true } };
@@ -24,7 +24,7 @@ const HIDDEN = { schema: { hide: true } };
  * file name its path), so it shows in the UI; its bytes stream into the BlobStore (local or S3).
  */
 export function artifactRoutes({ store, clock, services: { files: fileService } }: RouteDeps) {
-  async function artifactFiles(orgId: string, run: Run): Promise<StoredFile[]> {
+  async function artifactFiles(orgId: string, run: MlflowRun): Promise<StoredFile[]> {
     return store.listFiles(orgId, run.id, { logName: ARTIFACT_LOG_NAME });
   }
 

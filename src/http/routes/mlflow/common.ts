@@ -19,7 +19,7 @@ import { runTags } from "../../../domain/mlflow/tags.js";
 import { isTerminal } from "../../../domain/status.js";
 import { checkClientJson } from "../../../domain/json-text.js";
 import type { LatestMetric } from "../../../services/mlflow.js";
-import type { MetricSeries, Project, Run } from "../../../store/store.js";
+import type { MetricSeries, MlflowProject, MlflowRun } from "../../../store/store.js";
 
 type Handler = (request: FastifyRequest) => Promise<unknown>;
 const HIDDEN = { schema: { hide: true } };
@@ -96,7 +96,7 @@ export function listOf(fields: Record<string, unknown>, name: string): unknown[]
 
 const tagList = (tags: readonly [string, string][]) => tags.map(([key, value]) => ({ key, value }));
 
-export function experimentJson(project: Project) {
+export function experimentJson(project: MlflowProject) {
   return {
     experiment_id: String(project.id),
     name: project.name,
@@ -108,7 +108,7 @@ export function experimentJson(project: Project) {
   };
 }
 
-export function runInfoJson(run: Run) {
+export function runInfoJson(run: MlflowRun) {
   const userId = new Map(run.mlflowTags).get(USER_TAG) ?? "";
   return {
     run_uuid: run.mlflowId,
@@ -124,7 +124,7 @@ export function runInfoJson(run: Run) {
   };
 }
 
-export function runJson(run: Run, metrics: LatestMetric[]) {
+export function runJson(run: MlflowRun, metrics: LatestMetric[]) {
   return {
     info: runInfoJson(run),
     data: {
