@@ -15,10 +15,8 @@ import type {
   MlflowRun,
   Organization,
   Project,
-  ProjectMlflowFields,
   Run,
   RunCandidate,
-  RunMlflowFields,
   StatusEvent,
   StoredDataRow,
   StoredFile,
@@ -98,7 +96,7 @@ export interface MlflowProjectRow extends ProjectWithCountRow {
 const PROJECT_WITH_COUNT_COLUMNS = `p.id, p.name, p.run_prefix, p.created_at, p.updated_at,
          (SELECT count(*) FROM runs r WHERE r.project_id = p.id) AS run_count, p.deleted_at`;
 
-const projectFields = (row: ProjectWithCountRow): Omit<Project, keyof ProjectMlflowFields> => ({
+const projectFields = (row: ProjectWithCountRow): Project => ({
   id: row.id,
   name: row.name,
   runPrefix: row.run_prefix,
@@ -114,12 +112,11 @@ export const MLFLOW_PROJECT_READ: RecordRead<MlflowProjectRow, MlflowProject> = 
   toRecord: (row) => ({ ...projectFields(row), mlflowTags: JSON.parse(row.mlflow_tags) as [string, string][] }),
 };
 
-/**
- * A project as ProjectStore reads it. Transitional: MLFLOW_PROJECT_READ as long as Project carries
- * MLflow's fields (see Project in store.ts); then `SELECT ${PROJECT_WITH_COUNT_COLUMNS} FROM projects p`
- * mapped by projectFields, which reads no MLflow column.
- */
-export const PROJECT_READ: RecordRead<MlflowProjectRow, Project> = MLFLOW_PROJECT_READ;
+/** A project as ProjectStore reads it: no MLflow column. */
+export const PROJECT_READ: RecordRead<ProjectWithCountRow, Project> = {
+  select: `SELECT ${PROJECT_WITH_COUNT_COLUMNS} FROM projects p`,
+  toRecord: projectFields,
+};
 
 export interface RunRow {
   id: number;
@@ -158,7 +155,7 @@ const RUN_COLUMNS = `r.id, r.project_id, p.name AS project_name, r.name, r.numbe
 const RUN_MLFLOW_COLUMNS = "r.mlflow_id, r.mlflow_tags, r.mlflow_inputs";
 const RUNS_WITH_PROJECT = "FROM runs r JOIN projects p ON p.id = r.project_id";
 
-function runFields(row: RunRow): Omit<Run, keyof RunMlflowFields> {
+function runFields(row: RunRow): Run {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -195,12 +192,8 @@ export const MLFLOW_RUN_READ: RecordRead<MlflowRunRow, MlflowRun> = {
   }),
 };
 
-/**
- * A run as RunStore reads it. Transitional: MLFLOW_RUN_READ as long as Run carries MLflow's fields
- * (see Run in store.ts); then `SELECT ${RUN_COLUMNS} ${RUNS_WITH_PROJECT}` mapped by runFields, which
- * reads no MLflow column (and so none of the up to 2 MB of MLflow's JSON a run may hold).
- */
-export const RUN_READ: RecordRead<MlflowRunRow, Run> = MLFLOW_RUN_READ;
+/** A run as RunStore reads it: no MLflow column (and so none of the up to 2 MB of MLflow's JSON a run may hold). */
+export const RUN_READ: RecordRead<RunRow, Run> = { select: `SELECT ${RUN_COLUMNS} ${RUNS_WITH_PROJECT}`, toRecord: runFields };
 
 /** What MLflow's run search reads of every run of a project, as an array row. */
 export const MLFLOW_CANDIDATE_COLUMNS =

@@ -451,13 +451,8 @@ export interface Actor {
   apiKeyId: string | null;
 }
 
-/**
- * A project as RunStore and ProjectStore read it. Transitional: it still carries MLflow's fields
- * (ProjectMlflowFields) because the store contract asserts them on core reads
- * (test/store/contract/runs.ts, getProjectByName; test/store/contract/mlflow.ts, createProject);
- * they leave once the contract reads them through MlflowStore. Nothing outside the MLflow layer reads them.
- */
-export interface Project extends ProjectMlflowFields {
+/** A project as RunStore and ProjectStore read it; MLflow's fields are MlflowStore's (MlflowProject). */
+export interface Project {
   id: number;
   name: string;
   runPrefix: string;
@@ -515,13 +510,8 @@ export interface LogName {
   logGroup: string | null;
 }
 
-/**
- * A run as RunStore reads it. Transitional: it still carries MLflow's fields (RunMlflowFields)
- * because the store contract asserts them on core reads (test/store/contract/runs.ts, createRun and
- * getRun; test/store/contract/mlflow.ts, createRun and getRun); they leave once the contract reads
- * them through MlflowStore. Nothing outside the MLflow layer reads them.
- */
-export interface Run extends RunMlflowFields {
+/** A run as RunStore reads it; MLflow's fields are MlflowStore's (MlflowRun). */
+export interface Run {
   id: number;
   projectId: number;
   projectName: string;

@@ -154,7 +154,7 @@ export function isolationContract(
     const a = await newOrg(s);
     const b = await newOrg(s);
     await s.createRun(b, runInput({ projectName: "b-own" }), ACTOR);
-    const { run } = await s.createRun(a, runInput({ projectName: "shared-name" }), ACTOR);
+    const run = (await s.getMlflowRun(a, (await s.createRun(a, runInput({ projectName: "shared-name" }), ACTOR)).run.id))!;
     const projectId = run.projectId;
     const before = await s.getRun(a, run.id);
     const project = await s.getProject(a, projectId);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { DomainError } from "../../../src/domain/errors.js";
-import type { AccountStore, MlflowStore, ProjectStore, RunStore } from "../../../src/store/store.js";
+import type { AccountStore, MlflowRun, MlflowStore, ProjectStore, RunStore } from "../../../src/store/store.js";
 import { ACTOR, newOrg, runInput, T0 } from "./backends.js";
 
 /**
@@ -14,14 +14,15 @@ export function mlflowContract(store: () => MlflowStore & ProjectStore & RunStor
     const s = store();
     const orgId = await newOrg(s);
     const other = await newOrg(s);
-    const { run } = await s.createRun(orgId, runInput({ mlflowTags: [["mlflow.user", "ann"]] }), ACTOR);
-    const { run: second } = await s.createRun(orgId, runInput(), ACTOR);
+    const { run: created } = await s.createRun(orgId, runInput({ mlflowTags: [["mlflow.user", "ann"]] }), ACTOR);
+    const run = (await s.getMlflowRun(orgId, created.id))!;
+    const second = (await s.getMlflowRun(orgId, (await s.createRun(orgId, runInput(), ACTOR)).run.id))!;
     assert.match(run.mlflowId, /^[0-9a-f]{32}$/);
     assert.notEqual(run.mlflowId, second.mlflowId);
     assert.deepEqual(run.mlflowTags, [["mlflow.user", "ann"]]);
     assert.deepEqual([run.deletedAt, run.mlflowInputs], [null, null]);
     assert.equal((await s.getRunByMlflowId(orgId, run.mlflowId))?.id, run.id);
-    assert.equal((await s.getRun(orgId, run.id))?.mlflowId, run.mlflowId, "stable");
+    assert.equal((await s.getMlflowRun(orgId, run.id))?.mlflowId, run.mlflowId, "stable");
     assert.equal(await s.getRunByMlflowId(other, run.mlflowId), undefined, "another organization's run reads as absent");
     assert.deepEqual(await s.getMlflowRunRef(orgId, run.mlflowId), { id: run.id, mlflowId: run.mlflowId, deletedAt: null });
     assert.equal(await s.getMlflowRunRef(other, run.mlflowId), undefined);
@@ -68,7 +69,7 @@ export function mlflowContract(store: () => MlflowStore & ProjectStore & RunStor
   it("creates empty projects once per name, and renames, tags and deletes them; a taken name is a CONFLICT", async () => {
     const s = store();
     const orgId = await newOrg(s);
-    const project = await s.createProject(orgId, "exp", T0);
+    const project = (await s.getMlflowProject(orgId, (await s.createProject(orgId, "exp", T0)).id))!;
     assert.deepEqual([project.name, project.runCount, project.mlflowTags, project.deletedAt], ["exp", 0, [], null]);
     await assert.rejects(s.createProject(orgId, "exp", T0), (error: DomainError) => error.code === "CONFLICT");
     await s.createProject(orgId, "taken", T0);
@@ -150,8 +151,15 @@ export function mlflowContract(store: () => MlflowStore & ProjectStore & RunStor
   it("lists a project's runs with what MLflow's search reads, newest first", async () => {
     const s = store();
     const orgId = await newOrg(s);
-    const { run: a } = await s.createRun(orgId, runInput({ name: "a", config: { p: "1" }, mlflowTags: [["t", "x"]], now: T0 }), ACTOR);
-    const { run: b } = await s.createRun(orgId, runInput({ name: "b", tags: ["good"], now: T0 + 1 }), ACTOR);
+    const created = [
+      (await s.createRun(orgId, runInput({ name: "a", config: { p: "1" }, mlflowTags: [["t", "x"]], now: T0 }), ACTOR)).run,
+      (await s.createRun(orgId, runInput({ name: "b", tags: ["good"], now: T0 + 1 }), ACTOR)).run,
+    ];
+    const [a, b] = (await s.getMlflowRuns(
+      orgId,
+      created.map((run) => run.id),
+    )) as [MlflowRun, MlflowRun];
+    assert.deepEqual([a.id, b.id], [created[0]!.id, created[1]!.id]);
     const listed = await s.listMlflowCandidates(orgId, a.projectId);
     assert.deepEqual(
       listed.map((c) => [c.id, c.mlflowId, c.name, c.status, c.tags, c.mlflowTags, c.createdAt, c.config, c.deletedAt]),

@@ -52,9 +52,6 @@ export function runContract(store: () => RunStore & ProjectStore & AccountStore 
       heartbeatAt: T0,
       forkedFromRunId: null,
       forkStep: null,
-      mlflowId: run.mlflowId,
-      mlflowTags: [],
-      mlflowInputs: null,
       deletedAt: null,
     });
     assert.deepEqual(await s.getRun(orgId, run.id), run);
@@ -78,7 +75,6 @@ export function runContract(store: () => RunStore & ProjectStore & AccountStore 
       createdAt: T0,
       updatedAt: T0,
       runCount: 1,
-      mlflowTags: [],
       deletedAt: null,
     });
   });
