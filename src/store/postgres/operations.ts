@@ -7,7 +7,7 @@ import { fileValues, type UpsertedFile } from "../workflows/run-writes.js";
 import { newRunValues, statusEventValues } from "../workflows/run-lifecycle.js";
 import { row, rows, run, type Sql } from "./db.js";
 import { getOrCreateProjectRow, getProject, takeRunNumber } from "./projects.js";
-import { insertLogNames, touchHeartbeat } from "./run-attributes.js";
+import { insertLogNames, touchHeartbeat, writeRunColumn } from "./run-attributes.js";
 import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
 import { getMlflowProject, getMlflowRun } from "./mlflow.js";
@@ -94,6 +94,7 @@ export function postgresOperations(sql: Sql): Async<Operations> {
       ]);
       return found && { configText: found.config };
     },
+    writeRunColumn: (orgId, runId, column, value, now) => writeRunColumn(sql, orgId, runId, column, value, now),
     writeRunConfig: async (runId, configText, now) => {
       await run(sql, "UPDATE runs SET config = $1, updated_at = $2 WHERE id = $3", [configText, now, runId]);
     },

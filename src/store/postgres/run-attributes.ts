@@ -1,36 +1,24 @@
 import type { LogNameEntry } from "../../domain/log-names.js";
 import type { Json } from "../../domain/merge.js";
-import { normalizeNotes, uniqueTags } from "../../domain/runs.js";
 import type { RunStatus } from "../../domain/status.js";
 import { PROJECT_ACTIVITY_RESOLUTION_MS } from "../../domain/time.js";
 import type { Alert, LogName, NewAlert } from "../store.js";
 import { ALERT_COLUMNS, type AlertRow, fromJsonText, type LogNameRow, toAlert, toLogName } from "../rows.js";
+import type { RunColumn } from "../workflows/run-writes.js";
 import { row, rows, run, type Sql } from "./db.js";
 
-/** Updates one column of a run of the organization in one statement; false when there is no such run. */
-async function updateRunColumn(
+/** The writeRunColumn operation (workflows/run-writes.ts). */
+export async function writeRunColumn(
   sql: Sql,
-  column: "tags" | "notes" | "model_graph",
-  value: string | null,
   orgId: string,
   runId: number,
+  column: RunColumn,
+  value: string | null,
   now: number,
 ): Promise<boolean> {
   return (
     (await run(sql, `UPDATE runs SET ${column} = $1, updated_at = $2 WHERE org_id = $3 AND id = $4`, [value, now, orgId, runId])) === 1
   );
-}
-
-export function updateRunTags(sql: Sql, orgId: string, runId: number, tags: string[], now: number): Promise<boolean> {
-  return updateRunColumn(sql, "tags", JSON.stringify(uniqueTags(tags)), orgId, runId, now);
-}
-
-export function updateRunNotes(sql: Sql, orgId: string, runId: number, notes: string | null, now: number): Promise<boolean> {
-  return updateRunColumn(sql, "notes", normalizeNotes(notes), orgId, runId, now);
-}
-
-export function setModelGraph(sql: Sql, orgId: string, runId: number, graph: Json, now: number): Promise<boolean> {
-  return updateRunColumn(sql, "model_graph", JSON.stringify(graph), orgId, runId, now);
 }
 
 export async function getModelGraph(sql: Sql, orgId: string, runId: number): Promise<Json | null | undefined> {

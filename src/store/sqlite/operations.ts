@@ -10,7 +10,7 @@ import { getMlflowProject, getMlflowRun } from "./mlflow.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { sqliteMetricWrites } from "./metrics.js";
 import { getOrCreateProjectRow, getProject } from "./projects.js";
-import { touchHeartbeat } from "./run-attributes.js";
+import { touchHeartbeat, writeRunColumn } from "./run-attributes.js";
 import type { Statements } from "./statements.js";
 
 /**
@@ -85,6 +85,7 @@ export function sqliteOperations(s: Statements): Operations {
       const row = s.get("SELECT config FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as { config: string | null } | undefined;
       return row && { configText: row.config };
     },
+    writeRunColumn: (orgId, runId, column, value, now) => writeRunColumn(s, orgId, runId, column, value, now),
     writeRunConfig: (runId, configText, now) => {
       s.get("UPDATE runs SET config = ?, updated_at = ? WHERE id = ?").run(configText, now, runId);
     },

@@ -1,33 +1,14 @@
 import type { Json } from "../../domain/merge.js";
-import { normalizeNotes, uniqueTags } from "../../domain/runs.js";
 import type { RunStatus } from "../../domain/status.js";
 import { PROJECT_ACTIVITY_RESOLUTION_MS } from "../../domain/time.js";
 import type { Alert, LogName, NewAlert } from "../store.js";
 import { ALERT_COLUMNS, type AlertRow, fromJsonText, type LogNameRow, toAlert, toLogName } from "../rows.js";
+import type { RunColumn } from "../workflows/run-writes.js";
 import type { Statements } from "./statements.js";
 
-/** Updates one column of a run of the organization; false when there is no such run. */
-function updateRunColumn(
-  s: Statements,
-  column: "tags" | "notes" | "model_graph",
-  value: string | null,
-  orgId: string,
-  runId: number,
-  now: number,
-): boolean {
+/** The writeRunColumn operation (workflows/run-writes.ts). */
+export function writeRunColumn(s: Statements, orgId: string, runId: number, column: RunColumn, value: string | null, now: number): boolean {
   return s.get(`UPDATE runs SET ${column} = ?, updated_at = ? WHERE org_id = ? AND id = ?`).run(value, now, orgId, runId).changes === 1;
-}
-
-export function updateRunTags(s: Statements, orgId: string, runId: number, tags: string[], now: number): boolean {
-  return updateRunColumn(s, "tags", JSON.stringify(uniqueTags(tags)), orgId, runId, now);
-}
-
-export function updateRunNotes(s: Statements, orgId: string, runId: number, notes: string | null, now: number): boolean {
-  return updateRunColumn(s, "notes", normalizeNotes(notes), orgId, runId, now);
-}
-
-export function setModelGraph(s: Statements, orgId: string, runId: number, graph: Json, now: number): boolean {
-  return updateRunColumn(s, "model_graph", JSON.stringify(graph), orgId, runId, now);
 }
 
 export function getModelGraph(s: Statements, orgId: string, runId: number): Json | null | undefined {

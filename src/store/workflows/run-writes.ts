@@ -2,7 +2,7 @@ import type { ConsoleLogType } from "../../domain/console-logs.js";
 import { logTypeOfFile } from "../../domain/files.js";
 import { lastOfEachKey, type LogNameEntry, logNameEntries, logTypeOfData } from "../../domain/log-names.js";
 import type { Json } from "../../domain/merge.js";
-import { mergedJsonText } from "../../domain/runs.js";
+import { mergedJsonText, normalizeNotes, uniqueTags } from "../../domain/runs.js";
 import { fromJsonText, toFile, type FileRow } from "../rows.js";
 import type { ConsoleLine, DataRow, LogType, NewFile, StoredFile } from "../store.js";
 import { performer, type Workflow } from "../workflow.js";
@@ -17,6 +17,8 @@ export interface RunWriteOperations {
   /** The run's config as stored JSON text, read locked; undefined for an unknown run. */
   lockRunConfig(orgId: string, runId: number): { configText: string | null } | undefined;
   writeRunConfig(runId: number, configText: string | null, now: number): void;
+  /** Sets one column of a run of the organization (and its updatedAt) in one statement; false when there is no such run. */
+  writeRunColumn(orgId: string, runId: number, column: RunColumn, value: string | null, now: number): boolean;
   /** Adds the names the run does not list yet, in the order given: a known name keeps its type. */
   insertLogNames(runId: number, names: LogNameEntry[], now: number): void;
   /**
@@ -34,6 +36,9 @@ export interface RunWriteOperations {
   upsertFile(runId: number, file: NewFile, now: number): UpsertedFile;
 }
 
+/** The run columns a single write replaces whole. */
+export type RunColumn = "tags" | "notes" | "model_graph";
+
 const perform = performer<RunWriteOperations>();
 type RunWriteWorkflow<T> = Workflow<T, RunWriteOperations>;
 
@@ -43,6 +48,21 @@ export function* mergeRunConfig(orgId: string, runId: number, patch: Json, now: 
   if (!current) return false;
   yield* perform("writeRunConfig", runId, mergedJsonText("config", fromJsonText<Json>(current.configText), patch), now);
   return true;
+}
+
+/** Store.updateRunTags: a tag given twice is kept once, where it first appears. */
+export function* updateRunTags(orgId: string, runId: number, tags: string[], now: number): RunWriteWorkflow<boolean> {
+  return yield* perform("writeRunColumn", orgId, runId, "tags", JSON.stringify(uniqueTags(tags)), now);
+}
+
+/** Store.updateRunNotes: empty notes are no notes. */
+export function* updateRunNotes(orgId: string, runId: number, notes: string | null, now: number): RunWriteWorkflow<boolean> {
+  return yield* perform("writeRunColumn", orgId, runId, "notes", normalizeNotes(notes), now);
+}
+
+/** Store.setModelGraph. */
+export function* setModelGraph(orgId: string, runId: number, graph: Json, now: number): RunWriteWorkflow<boolean> {
+  return yield* perform("writeRunColumn", orgId, runId, "model_graph", JSON.stringify(graph), now);
 }
 
 /** Store.addLogNames. */
