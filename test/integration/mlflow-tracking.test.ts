@@ -149,6 +149,68 @@ describe("MLflow's tracking API", () => {
     assert.ok(unnamed.info.run_name.length > 0, "a run without a name gets one");
   });
 
+  it("truncates a run's param and tag values past 6,000 and 8,000 characters (code points), as MLflow's server does", async () => {
+    const runId = await createRun(client, await createExperiment(client), {
+      tags: [{ key: "created", value: "c".repeat(8001) }],
+    });
+    const emoji = "😀"; // one character to Python, two UTF-16 units
+    const responses = [
+      await client.post(`${API}/runs/log-parameter`, { run_id: runId, key: "single", value: "p".repeat(6001) }),
+      await client.post(`${API}/runs/log-parameter`, { run_id: runId, key: "emoji", value: emoji.repeat(6001) }),
+      await client.post(`${API}/runs/set-tag`, { run_id: runId, key: "set", value: `${"t".repeat(7999)}${emoji}${emoji}` }),
+      await client.post(`${API}/runs/log-batch`, {
+        run_id: runId,
+        params: [{ key: "batch", value: "b".repeat(10_000) }],
+        tags: [{ key: "batch", value: "g".repeat(10_000) }],
+      }),
+    ];
+    assert.deepEqual(
+      responses.map((r) => r.status),
+      [200, 200, 200, 200],
+      JSON.stringify(responses.map((r) => r.body)),
+    );
+    const run = await getRun(client, runId);
+    const params = asMap(run.data.params);
+    const tags = asMap(run.data.tags);
+    assert.deepEqual(
+      [params.get("single"), params.get("emoji"), params.get("batch")],
+      ["p".repeat(6000), emoji.repeat(6000), "b".repeat(6000)],
+      "an emoji is one character: 6,000 of them kept whole, never half of one",
+    );
+    assert.deepEqual(
+      [tags.get("created"), tags.get("set"), tags.get("batch")],
+      ["c".repeat(8000), `${"t".repeat(7999)}${emoji}`, "g".repeat(8000)],
+    );
+    assert.equal(
+      (await client.post(`${API}/runs/log-parameter`, { run_id: runId, key: "single", value: `${"p".repeat(6000)}other` })).status,
+      200,
+      "logged again: the same once truncated, so the same param",
+    );
+    const changed = await client.post(`${API}/runs/log-parameter`, { run_id: runId, key: "single", value: "p".repeat(5999) });
+    assert.deepEqual([changed.status, changed.body.error_code], [400, "INVALID_PARAMETER_VALUE"], "a different value is refused still");
+    const longKey = await client.post(`${API}/runs/log-parameter`, { run_id: runId, key: "k".repeat(251), value: "v" });
+    assert.deepEqual([longKey.status, longKey.body.error_code], [400, "INVALID_PARAMETER_VALUE"], "a key past 250 is refused");
+    const experimentId = run.info.experiment_id;
+    const experimentTag = await client.post(`${API}/experiments/set-experiment-tag`, {
+      experiment_id: experimentId,
+      key: "long",
+      value: "e".repeat(5001),
+    });
+    assert.deepEqual(
+      [experimentTag.status, experimentTag.body.error_code],
+      [400, "INVALID_PARAMETER_VALUE"],
+      "an experiment's tag is refused",
+    );
+    const atLimit = await client.post(`${API}/experiments/set-experiment-tag`, {
+      experiment_id: experimentId,
+      key: "long",
+      value: emoji.repeat(5000),
+    });
+    assert.equal(atLimit.status, 200, "5,000 characters, code points");
+    const created = await client.post(`${API}/experiments/create`, { name: "long-tag", tags: [{ key: "k", value: "e".repeat(5001) }] });
+    assert.deepEqual([created.status, created.body.error_code], [400, "INVALID_PARAMETER_VALUE"]);
+  });
+
   it("updates status both ways (FINISHED↔COMPLETED, KILLED↔TERMINATED, FAILED) and renames; deletes and restores runs", async () => {
     const experimentId = await createExperiment(client);
     const runId = await createRun(client, experimentId);

@@ -13,6 +13,7 @@ import {
   parseMetricValue,
   parseTime,
   toMlflowStatus,
+  truncatedValue,
   USER_TAG,
 } from "../../../domain/mlflow/model.js";
 import { runTags } from "../../../domain/mlflow/tags.js";
@@ -153,19 +154,27 @@ interface KeyValue {
   value: string;
 }
 
-/** A list of `{key, value}` tags (a missing value is ""). */
+/** A list of a run's `{key, value}` tags (a missing value is ""; a value past the limit is truncated, as MLflow's server does). */
 export function tagsOf(list: unknown[], what: string): [string, string][] {
   return list.map((item, i) => {
     const tag = (item ?? {}) as Partial<KeyValue>;
-    return [checkKey(tag.key, `${what}[${i}].key`), checkValue(tag.value ?? "", `${what}[${i}].value`, LIMITS.tagValueLength)];
+    return [checkKey(tag.key, `${what}[${i}].key`), truncatedValue(tag.value ?? "", `${what}[${i}].value`, LIMITS.tagValueLength)];
   });
 }
 
-/** A list of `{key, value}` params (a value is required). */
+/** A list of an experiment's `{key, value}` tags: a value past the limit is refused (MLflow truncates only a run's). */
+export function experimentTagsOf(list: unknown[], what: string): [string, string][] {
+  return list.map((item, i) => {
+    const tag = (item ?? {}) as Partial<KeyValue>;
+    return [checkKey(tag.key, `${what}[${i}].key`), checkValue(tag.value ?? "", `${what}[${i}].value`, LIMITS.experimentTagValueLength)];
+  });
+}
+
+/** A list of `{key, value}` params (a value is required; past the limit it is truncated, as MLflow's server does). */
 export function paramsOfList(list: unknown[]): [string, string][] {
   return list.map((item, i): [string, string] => {
     const param = (item ?? {}) as Partial<KeyValue>;
-    return [checkKey(param.key, `params[${i}].key`), checkValue(param.value, `params[${i}].value`, LIMITS.paramValueLength)];
+    return [checkKey(param.key, `params[${i}].key`), truncatedValue(param.value, `params[${i}].value`, LIMITS.paramValueLength)];
   });
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { checkClientJson } from "../../../domain/json-text.js";
 import { invalidParameter } from "../../../domain/mlflow/errors.js";
-import { checkBatchSizes, checkKey, checkName, checkValue, LIMITS, parseTime, toStepwiseStatus } from "../../../domain/mlflow/model.js";
+import { checkBatchSizes, checkKey, checkName, LIMITS, parseTime, toStepwiseStatus, truncatedValue } from "../../../domain/mlflow/model.js";
 import { checkTagWritable, newRunName, newRunTags } from "../../../domain/mlflow/tags.js";
 import { viewTypeOf } from "../../../domain/mlflow/views.js";
 import { NAME_LIMITS } from "../../../domain/names.js";
@@ -105,7 +105,7 @@ export function runRoutes({ store, clock, services: { mlflowRuns: runs, mlflowEx
       const fields = fieldsOf(request);
       const run = await runs.findRef(orgOf(request), runIdOf(fields));
       const key = checkKey(fields.key, "key");
-      const value = checkValue(fields.value, "value", LIMITS.paramValueLength);
+      const value = truncatedValue(fields.value, "value", LIMITS.paramValueLength);
       await runs.logBatch(orgOf(request), run, { params: [[key, value]], tags: [], metrics: [] });
       return {};
     });
