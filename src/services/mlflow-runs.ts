@@ -53,22 +53,29 @@ export class MlflowRuns {
   }
 
   /**
-   * Creates a run in the experiment, with its MLflow tags (domain/mlflow/tags.ts newRunTags). The tags
-   * go in the create itself (CreateRunInput.mlflowTags, a protocol extension of the core create): they
-   * are the run's from its first committed moment. The create answers the core record, so the run
-   * MLflow's client gets back is read again through MLflow's read, as `update` reads it after a status
-   * write.
+   * Creates a run in the experiment, with its MLflow tags (domain/mlflow/tags.ts newRunTags) and user
+   * ID. They go in the create itself (CreateRunInput.mlflowTags and mlflowUserId, a protocol extension
+   * of the core create): they are the run's from its first committed moment. The create answers the
+   * core record, so the run MLflow's client gets back is read again through MLflow's read, as `update`
+   * reads it after a status write.
    */
   async create(
     orgId: string,
     project: MlflowProject,
-    run: { name: string; mlflowTags: [string, string][]; createdAt: number },
+    run: { name: string; mlflowTags: [string, string][]; userId: string; createdAt: number },
     actor: Actor,
     now: number,
   ): Promise<MlflowRun> {
     let created: number;
     try {
-      const input = { projectName: project.name, name: run.name, tags: [], mlflowTags: run.mlflowTags, createdAt: run.createdAt };
+      const input = {
+        projectName: project.name,
+        name: run.name,
+        tags: [],
+        mlflowTags: run.mlflowTags,
+        mlflowUserId: run.userId,
+        createdAt: run.createdAt,
+      };
       created = (await this.runs.create(orgId, input, actor, now)).run.id;
     } catch (error) {
       // The store refuses a deleted project inside its transaction (checkProjectTakesRuns), in MLflow's words here.

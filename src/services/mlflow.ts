@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { doesNotExist, invalidParameter } from "../domain/mlflow/errors.js";
 import { isMlflowRunId, parseExperimentId } from "../domain/mlflow/ids.js";
-import { artifactUri, LIMITS, paramsOf, runsWithinMetricBudget, toMlflowStatus, USER_TAG } from "../domain/mlflow/model.js";
+import { artifactUri, LIMITS, paramsOf, runsWithinMetricBudget, toMlflowStatus } from "../domain/mlflow/model.js";
 import {
   compareKeys,
   compileClause,
@@ -274,7 +274,7 @@ function attributeOf(candidate: MlflowCandidate, projectId: number, key: string)
     case "status":
       return toMlflowStatus(candidate.status);
     case "user_id":
-      return new Map(candidate.mlflowTags).get(USER_TAG) ?? "";
+      return candidate.mlflowUserId;
     case "start_time":
       return candidate.createdAt;
     case "end_time":

@@ -117,6 +117,8 @@ export interface RunMlflowFields {
   mlflowId: string;
   /** MLflow's key-value run tags, in the order first set. */
   mlflowTags: [string, string][];
+  /** The `user_id` MLflow's client created the run with ("" when none, and for runs made by Stepwise's own routes). */
+  mlflowUserId: string;
   /** The dataset inputs MLflow's client logged (log-inputs), as sent; null when none. */
   mlflowInputs: Json | null;
 }
@@ -494,6 +496,7 @@ export interface MlflowCandidate {
   status: RunStatus;
   tags: string[];
   mlflowTags: [string, string][];
+  mlflowUserId: string;
   createdAt: number;
   statusUpdated: number | null;
   config: Json | null;
@@ -553,12 +556,14 @@ export interface CreateRunInput {
   fork?: { runId: number; step: number; inheritConfig: boolean; inheritTags: boolean };
   /**
    * MLflow's key-value tags of a run created through MLflow's protocol: a protocol extension of the
-   * create, so that the tags MLflow's client creates a run with (mlflow.runName, mlflow.user, its own)
+   * create, so that the tags MLflow's client creates a run with (those it sent, and mlflow.runName)
    * are written by the create's insert, in its transaction, never by a second write the run could be
    * read without. The created run comes back as the core record; MLflow's create reads it again
    * through MlflowStore.getMlflowRun (services/mlflow-runs.ts).
    */
   mlflowTags?: [string, string][];
+  /** The `user_id` of MLflow's create, likewise written by the insert ("" when absent). */
+  mlflowUserId?: string;
   now: number;
 }
 

@@ -118,7 +118,7 @@ describe("MLflow's tracking API", () => {
     assert.deepEqual([bad.status, bad.body.error_code], [400, "INVALID_PARAMETER_VALUE"]);
   });
 
-  it("creates runs with a stable 32-hex run ID, MLflow's info, tags and user, visible to Stepwise's API as runs", async () => {
+  it("creates runs with a stable 32-hex run ID, MLflow's info, the tags sent and the user, visible to Stepwise's API as runs", async () => {
     const experimentId = await createExperiment(client);
     const runId = await createRun(client, experimentId, { run_name: "first" });
     assert.match(runId, /^[0-9a-f]{32}$/);
@@ -136,8 +136,14 @@ describe("MLflow's tracking API", () => {
       [runId, experimentId, "first", "ann", "RUNNING", 1_700_000_000_000, "active"],
     );
     assert.equal(run.info.artifact_uri, `mlflow-artifacts:/${experimentId}/${runId}/artifacts`);
-    const tags = asMap(run.data.tags);
-    assert.deepEqual([tags.get("mlflow.runName"), tags.get("mlflow.user"), tags.get("mlflow.source.type")], ["first", "ann", "LOCAL"]);
+    assert.deepEqual(
+      asMap(run.data.tags),
+      new Map([
+        ["mlflow.source.type", "LOCAL"],
+        ["mlflow.runName", "first"],
+      ]),
+      "as MLflow's server: the tags sent and the run's name, no mlflow.user for the user_id",
+    );
     const project = (await client.get(`${API}/experiments/get`, { experiment_id: experimentId })).body.experiment.name;
     const listed = await client.get("/api/runs/list", { projectName: project });
     assert.equal(listed.status, 200, JSON.stringify(listed.body));
@@ -147,6 +153,38 @@ describe("MLflow's tracking API", () => {
     );
     const unnamed = await getRun(client, await createRun(client, experimentId));
     assert.ok(unnamed.info.run_name.length > 0, "a run without a name gets one");
+  });
+
+  it("keeps the user_id of runs/create as the run's, apart from its tags; searches by it", async () => {
+    const experimentId = await createExperiment(client);
+    // What MLflow's client sends: mlflow.start_run() the user as user_id and as the mlflow.user tag,
+    // MlflowClient().create_run() without tags "unknown" as user_id and no tag.
+    const fluent = await createRun(client, experimentId, { user_id: "bob", tags: [{ key: "mlflow.user", value: "bob" }] });
+    const plain = await createRun(client, experimentId, { user_id: "unknown", tags: [] });
+    const none = await createRun(client, experimentId, { user_id: undefined, tags: [] });
+    const created = await client.post(`${API}/runs/create`, { experiment_id: experimentId, user_id: "carl" });
+    assert.deepEqual(
+      [created.body.run.info.user_id, created.body.run.data.tags],
+      ["carl", [{ key: "mlflow.runName", value: created.body.run.info.run_name }]],
+      "the create's answer too",
+    );
+    const users = [];
+    for (const runId of [fluent, plain, none]) {
+      const run = await getRun(client, runId);
+      users.push([run.info.user_id, asMap(run.data.tags).get("mlflow.user")]);
+    }
+    assert.deepEqual(users, [
+      ["bob", "bob"],
+      ["unknown", undefined],
+      ["", undefined],
+    ]);
+    const found = await client.post(`${API}/runs/search`, { experiment_ids: [experimentId], filter: "attributes.user_id = 'unknown'" });
+    assert.deepEqual(
+      found.body.runs.map((r: { info: { run_id: string } }) => r.info.run_id),
+      [plain],
+    );
+    await client.post(`${API}/runs/set-tag`, { run_id: plain, key: "mlflow.user", value: "dan" });
+    assert.equal((await getRun(client, plain)).info.user_id, "unknown", "a tag set later is a tag, as on MLflow's server");
   });
 
   it("truncates a run's param and tag values past 6,000 and 8,000 characters (code points), as MLflow's server does", async () => {

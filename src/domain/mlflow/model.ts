@@ -219,8 +219,6 @@ export function checkBatchSizes(metrics: number, params: number, tags: number): 
 
 /** The tag that names an MLflow run; set-tag on it renames the run, as on MLflow's server. */
 export const RUN_NAME_TAG = "mlflow.runName";
-/** The user an MLflow run was created by (MLflow's client sends it as a tag and as user_id). */
-export const USER_TAG = "mlflow.user";
 /** Stepwise's own tag list, shown to MLflow's client as one read-only tag (a JSON array of strings). */
 export const STEPWISE_TAGS_TAG = "stepwise.tags";
 

@@ -14,7 +14,6 @@ import {
   parseTime,
   toMlflowStatus,
   truncatedValue,
-  USER_TAG,
 } from "../../../domain/mlflow/model.js";
 import { runTags } from "../../../domain/mlflow/tags.js";
 import { isTerminal } from "../../../domain/status.js";
@@ -110,13 +109,12 @@ export function experimentJson(project: MlflowProject) {
 }
 
 export function runInfoJson(run: MlflowRun) {
-  const userId = new Map(run.mlflowTags).get(USER_TAG) ?? "";
   return {
     run_uuid: run.mlflowId,
     run_id: run.mlflowId,
     experiment_id: String(run.projectId),
     run_name: run.name,
-    user_id: userId,
+    user_id: run.mlflowUserId,
     status: toMlflowStatus(run.status),
     start_time: run.createdAt,
     ...(isTerminal(run.status) && run.statusUpdated !== null ? { end_time: run.statusUpdated } : {}),

@@ -41,7 +41,7 @@ export function runRoutes({ store, clock, services: { mlflowRuns: runs, mlflowEx
         throw invalidParameter(`'user_id' exceeds the maximum length of ${LIMITS.userIdLength} characters`);
       const name = newRunName(optionalString(fields, "run_name"), tags, now);
       const createdAt = parseTime(Object.hasOwn(fields, "start_time") ? fields.start_time : undefined, "start_time", now);
-      const run = { name, mlflowTags: newRunTags(tags, name, userId), createdAt };
+      const run = { name, mlflowTags: newRunTags(tags, name), userId: userId ?? "", createdAt };
       return { run: runJson(await runs.create(orgOf(request), project, run, actorOf(request.auth), now), []) };
     });
 
