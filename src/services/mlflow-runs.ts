@@ -1,6 +1,6 @@
 import { DomainError } from "../domain/errors.js";
-import type { Json } from "../domain/merge.js";
 import { doesNotExist, invalidParameter } from "../domain/mlflow/errors.js";
+import { type DatasetInput, withDatasetInputs } from "../domain/mlflow/datasets.js";
 import { applyParams, applyTags } from "../domain/mlflow/model.js";
 import { checkTagWritable, nameFrom, renamedTags, withLoggedModel, withoutTag } from "../domain/mlflow/tags.js";
 import { deletedAtAfter } from "../domain/mlflow/views.js";
@@ -167,13 +167,14 @@ export class MlflowRuns {
     );
   }
 
-  /** Appends dataset inputs to an active run's. */
-  async logInputs(orgId: string, run: MlflowRunRef, datasets: unknown[]): Promise<void> {
+  /** Adds dataset inputs to an active run's: one per dataset name and digest, the first logged (domain/mlflow/datasets.ts). */
+  async logInputs(orgId: string, run: MlflowRunRef, datasets: DatasetInput[]): Promise<void> {
+    if (datasets.length === 0) return;
     await updateRunMlflow(
       this.deps.store,
       orgId,
       run.id,
-      (s) => ({ ...s, mlflowInputs: [...(Array.isArray(s.mlflowInputs) ? s.mlflowInputs : []), ...(datasets as Json[])] }),
+      (s) => ({ ...s, mlflowInputs: withDatasetInputs(s.mlflowInputs, datasets) }),
       this.deps.clock.now(),
     );
   }

@@ -109,6 +109,11 @@ export interface MlflowStore {
   ): Promise<MlflowRun | undefined>;
   /** Every run of the project with what MLflow's run search filters and sorts on, newest first. */
   listMlflowCandidates(orgId: string, projectId: number): Promise<MlflowCandidate[]>;
+  /**
+   * The dataset inputs (RunMlflowFields.mlflowInputs) of each run of the project that has any, by run
+   * ID: what a search's `datasets.` clauses read, only when it has one.
+   */
+  listMlflowInputs(orgId: string, projectId: number): Promise<Map<number, Json>>;
 }
 
 /** What MLflow's protocol keeps of a run beside Stepwise's fields (docs/api.md, "MLflow's REST API"). */
@@ -119,7 +124,7 @@ export interface RunMlflowFields {
   mlflowTags: [string, string][];
   /** The `user_id` MLflow's client created the run with ("" when none, and for runs made by Stepwise's own routes). */
   mlflowUserId: string;
-  /** The dataset inputs MLflow's client logged (log-inputs), as sent; null when none. */
+  /** The dataset inputs MLflow's client logged (log-inputs), one per dataset name and digest; null when none. */
   mlflowInputs: Json | null;
 }
 

@@ -491,16 +491,27 @@ describe("MLflow's tracking API", () => {
     assert.deepEqual((await getRun(client, runId)).data.params, [], "refused batches stored nothing");
   });
 
-  it("stores log-inputs and log-model as sent", async () => {
+  it("stores log-inputs once per dataset name and digest, and log-model as sent", async () => {
     const runId = await createRun(client, await createExperiment(client));
     const dataset = { dataset: { name: "d", digest: "abc", source_type: "local", source: "{}" }, tags: [] };
     assert.equal((await client.post(`${API}/runs/log-inputs`, { run_id: runId, datasets: [dataset] })).status, 200);
+    const again = { ...dataset, tags: [{ key: "mlflow.data.context", value: "eval" }] };
+    assert.equal((await client.post(`${API}/runs/log-inputs`, { run_id: runId, datasets: [dataset, again] })).status, 200);
+    const other = { dataset: { ...dataset.dataset, digest: "new" }, tags: [] };
+    for (const bad of [{ dataset: { name: "n".repeat(501), digest: "x" } }, { dataset: { name: 5 } }, "d", null]) {
+      const refused = await client.post(`${API}/runs/log-inputs`, { run_id: runId, datasets: [other, bad] });
+      assert.deepEqual([refused.status, refused.body.error_code], [400, "INVALID_PARAMETER_VALUE"], JSON.stringify(bad));
+    }
     assert.equal(
       (await client.post(`${API}/runs/log-model`, { run_id: runId, model_json: JSON.stringify({ artifact_path: "model" }) })).status,
       200,
     );
     const run = await getRun(client, runId);
-    assert.deepEqual(run.inputs.dataset_inputs, [dataset]);
+    assert.deepEqual(
+      run.inputs.dataset_inputs,
+      [dataset],
+      "logged again, with another context too: still one input, the first; a refused request added nothing",
+    );
     assert.deepEqual(JSON.parse(asMap(run.data.tags).get("mlflow.log-model.history") as string), [{ artifact_path: "model" }]);
     const models = await client.post(`${API}/logged-models/search`, { experiment_ids: [run.info.experiment_id] });
     assert.deepEqual([models.status, models.body], [200, { models: [] }]);

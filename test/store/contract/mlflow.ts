@@ -172,4 +172,29 @@ export function mlflowContract(store: () => MlflowStore & ProjectStore & RunStor
     );
     assert.deepEqual(await s.listMlflowCandidates(await newOrg(s), a.projectId), []);
   });
+
+  it("lists the dataset inputs of a project's runs that have any, by run", async () => {
+    const s = store();
+    const orgId = await newOrg(s);
+    const a = (await s.createRun(orgId, runInput({ projectName: "inputs", name: "a" }), ACTOR)).run;
+    const b = (await s.createRun(orgId, runInput({ projectName: "inputs", name: "b" }), ACTOR)).run;
+    await s.createRun(orgId, runInput({ projectName: "inputs", name: "none" }), ACTOR);
+    const elsewhere = (await s.createRun(orgId, runInput({ projectName: "other", name: "c" }), ACTOR)).run;
+    for (const [run, inputs] of [
+      [a, [{ dataset: { name: "d", digest: "1" } }]],
+      [b, [{ dataset: { name: "e", digest: "2" } }, { dataset: { name: "f", digest: "3" } }]],
+      [elsewhere, [{ dataset: { name: "g", digest: "4" } }]],
+    ] as const)
+      await s.updateRunMlflow(orgId, run.id, (state) => ({ ...state, mlflowInputs: inputs as never }), T0 + 1);
+    const listed = await s.listMlflowInputs(orgId, a.projectId);
+    assert.deepEqual(
+      [...listed].sort(([x], [y]) => x - y),
+      [
+        [a.id, [{ dataset: { name: "d", digest: "1" } }]],
+        [b.id, [{ dataset: { name: "e", digest: "2" } }, { dataset: { name: "f", digest: "3" } }]],
+      ],
+      "only the project's runs with inputs",
+    );
+    assert.deepEqual(await s.listMlflowInputs(await newOrg(s), a.projectId), new Map(), "another organization's project reads as empty");
+  });
 }

@@ -15,6 +15,7 @@ import {
   toMlflowStatus,
   truncatedValue,
 } from "../../../domain/mlflow/model.js";
+import { datasetInputsOf } from "../../../domain/mlflow/datasets.js";
 import { runTags } from "../../../domain/mlflow/tags.js";
 import { isTerminal } from "../../../domain/status.js";
 import { checkClientJson } from "../../../domain/json-text.js";
@@ -136,7 +137,7 @@ export function runJson(run: MlflowRun, metrics: LatestMetric[]) {
       params: [...paramsOf(run.config)].map(([key, value]) => ({ key, value })),
       tags: tagList(runTags(run)),
     },
-    inputs: { dataset_inputs: Array.isArray(run.mlflowInputs) ? run.mlflowInputs : [] },
+    inputs: { dataset_inputs: datasetInputsOf(run.mlflowInputs) },
   };
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { checkClientJson } from "../../../domain/json-text.js";
+import { parseDatasetInputs } from "../../../domain/mlflow/datasets.js";
 import { invalidParameter } from "../../../domain/mlflow/errors.js";
 import { checkBatchSizes, checkKey, checkName, LIMITS, parseTime, toStepwiseStatus, truncatedValue } from "../../../domain/mlflow/model.js";
 import { checkTagWritable, newRunName, newRunTags } from "../../../domain/mlflow/tags.js";
@@ -143,7 +144,7 @@ export function runRoutes({ store, clock, services: { mlflowRuns: runs, mlflowEx
     post("/runs/log-inputs", async (request) => {
       const fields = fieldsOf(request);
       const run = await runs.findActive(orgOf(request), runIdOf(fields));
-      await runs.logInputs(orgOf(request), run, listOf(fields, "datasets"));
+      await runs.logInputs(orgOf(request), run, parseDatasetInputs(listOf(fields, "datasets")));
       return {};
     });
 
