@@ -1,6 +1,6 @@
 import { DomainError } from "../domain/errors.js";
-import type { Json } from "../domain/merge.js";
 import { doesNotExist, invalidParameter } from "../domain/mlflow/errors.js";
+import { type DatasetInput, withDatasetInputs } from "../domain/mlflow/datasets.js";
 import { applyParams, applyTags } from "../domain/mlflow/model.js";
 import { checkTagWritable, nameFrom, renamedTags, withLoggedModel, withoutTag } from "../domain/mlflow/tags.js";
 import { deletedAtAfter } from "../domain/mlflow/views.js";
@@ -53,22 +53,29 @@ export class MlflowRuns {
   }
 
   /**
-   * Creates a run in the experiment, with its MLflow tags (domain/mlflow/tags.ts newRunTags). The tags
-   * go in the create itself (CreateRunInput.mlflowTags, a protocol extension of the core create): they
-   * are the run's from its first committed moment. The create answers the core record, so the run
-   * MLflow's client gets back is read again through MLflow's read, as `update` reads it after a status
-   * write.
+   * Creates a run in the experiment, with its MLflow tags (domain/mlflow/tags.ts newRunTags) and user
+   * ID. They go in the create itself (CreateRunInput.mlflowTags and mlflowUserId, a protocol extension
+   * of the core create): they are the run's from its first committed moment. The create answers the
+   * core record, so the run MLflow's client gets back is read again through MLflow's read, as `update`
+   * reads it after a status write.
    */
   async create(
     orgId: string,
     project: MlflowProject,
-    run: { name: string; mlflowTags: [string, string][]; createdAt: number },
+    run: { name: string; mlflowTags: [string, string][]; userId: string; createdAt: number },
     actor: Actor,
     now: number,
   ): Promise<MlflowRun> {
     let created: number;
     try {
-      const input = { projectName: project.name, name: run.name, tags: [], mlflowTags: run.mlflowTags, createdAt: run.createdAt };
+      const input = {
+        projectName: project.name,
+        name: run.name,
+        tags: [],
+        mlflowTags: run.mlflowTags,
+        mlflowUserId: run.userId,
+        createdAt: run.createdAt,
+      };
       created = (await this.runs.create(orgId, input, actor, now)).run.id;
     } catch (error) {
       // The store refuses a deleted project inside its transaction (checkProjectTakesRuns), in MLflow's words here.
@@ -160,13 +167,14 @@ export class MlflowRuns {
     );
   }
 
-  /** Appends dataset inputs to an active run's. */
-  async logInputs(orgId: string, run: MlflowRunRef, datasets: unknown[]): Promise<void> {
+  /** Adds dataset inputs to an active run's: one per dataset name and digest, the first logged (domain/mlflow/datasets.ts). */
+  async logInputs(orgId: string, run: MlflowRunRef, datasets: DatasetInput[]): Promise<void> {
+    if (datasets.length === 0) return;
     await updateRunMlflow(
       this.deps.store,
       orgId,
       run.id,
-      (s) => ({ ...s, mlflowInputs: [...(Array.isArray(s.mlflowInputs) ? s.mlflowInputs : []), ...(datasets as Json[])] }),
+      (s) => ({ ...s, mlflowInputs: withDatasetInputs(s.mlflowInputs, datasets) }),
       this.deps.clock.now(),
     );
   }

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { doesNotExist, invalidParameter } from "../domain/mlflow/errors.js";
 import { isMlflowRunId, parseExperimentId } from "../domain/mlflow/ids.js";
-import { artifactUri, LIMITS, paramsOf, runsWithinMetricBudget, toMlflowStatus, USER_TAG } from "../domain/mlflow/model.js";
+import { artifactUri, LIMITS, paramsOf, runsWithinMetricBudget, toMlflowStatus } from "../domain/mlflow/model.js";
 import {
   compareKeys,
   compileClause,
@@ -10,9 +10,11 @@ import {
   parseFilter,
   parseOrderBy,
   type Clause,
+  type ClauseValue,
   type OrderTerm,
   type SortValue,
 } from "../domain/mlflow/search.js";
+import { datasetInputsOf, datasetValues, type DatasetInput, type DatasetKey } from "../domain/mlflow/datasets.js";
 import { isTerminal } from "../domain/status.js";
 import { inView, type ViewType } from "../domain/mlflow/views.js";
 import { encodePageToken, pageTokenCount } from "../domain/page-token.js";
@@ -190,20 +192,22 @@ export async function searchRuns(
 
   const matched: Scored[] = [];
   const compiled = clauses.map((clause) => ({ clause, test: compileClause(clause) }));
+  const readsDatasets = clauses.some((clause) => clause.entity === "dataset");
   for (const project of projects.values()) {
     const candidates = await store.listMlflowCandidates(orgId, project.id);
+    const inputs = readsDatasets ? await store.listMlflowInputs(orgId, project.id) : new Map<number, Json>();
     const metricNames = new Set([
       ...clauses.filter((c) => c.entity === "metric").map((c) => c.key),
       ...terms.filter((t) => t.entity === "metric").map((t) => t.key),
     ]);
     const metrics = new Map<string, Map<number, number>>();
     for (const name of metricNames) metrics.set(name, await latestValues(store, orgId, project.id, name));
-    const reader = valueReader(project.id, metrics);
+    const reader = valueReader(project.id, metrics, inputs);
     for (const candidate of candidates) {
       if (!inView(candidate.deletedAt, request.viewType)) continue;
       const values = reader(candidate);
       if (!compiled.every(({ clause, test }) => test(values(clause.entity, clause.key)))) continue;
-      const key: SortValue[] = terms.map((term) => values(term.entity, term.key) ?? null);
+      const key: SortValue[] = terms.map((term) => sortValue(values(term.entity, term.key)));
       key.push(candidate.createdAt, candidate.mlflowId);
       matched.push({ candidate, projectId: project.id, key });
     }
@@ -243,13 +247,20 @@ async function latestValues(store: Store, orgId: string, projectId: number, name
   return out;
 }
 
-/** How a clause or order term reads a run's value: undefined when the run has none. */
-function valueReader(projectId: number, metrics: Map<string, Map<number, number>>) {
+/** A run's value as an order term's sort key: none is null (parseOrderBy names no dataset, whose values are lists). */
+const sortValue = (value: ClauseValue): SortValue => (value === undefined || Array.isArray(value) ? null : (value as number | string));
+
+/** How a clause or order term reads a run's value: undefined when the run has none; a list for a `datasets.` clause. */
+function valueReader(projectId: number, metrics: Map<string, Map<number, number>>, inputs: Map<number, Json>) {
   return (candidate: MlflowCandidate) => {
     let params: Map<string, string> | undefined;
     let tags: Map<string, string> | undefined;
-    return (entity: Clause["entity"] | OrderTerm["entity"], key: string): number | string | undefined => {
+    let datasets: DatasetInput[] | undefined;
+    return (entity: Clause["entity"] | OrderTerm["entity"], key: string): ClauseValue => {
       switch (entity) {
+        case "dataset":
+          datasets ??= datasetInputsOf(inputs.get(candidate.id) ?? null);
+          return datasetValues(datasets, key as DatasetKey);
         case "metric":
           return metrics.get(key)?.get(candidate.id);
         case "param":
@@ -274,7 +285,7 @@ function attributeOf(candidate: MlflowCandidate, projectId: number, key: string)
     case "status":
       return toMlflowStatus(candidate.status);
     case "user_id":
-      return new Map(candidate.mlflowTags).get(USER_TAG) ?? "";
+      return candidate.mlflowUserId;
     case "start_time":
       return candidate.createdAt;
     case "end_time":

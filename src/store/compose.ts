@@ -47,6 +47,7 @@ const TRANSACTIONS = {
   getMlflowRunRef: "statement",
   updateRunMlflow: "transaction",
   listMlflowCandidates: "statement",
+  listMlflowInputs: "statement",
   createRun: "transaction",
   resumeRun: "transaction",
   getRun: "statement",

@@ -77,6 +77,7 @@ export const COPY_TABLES: readonly CopyTable[] = [
     fork_step: "integer",
     mlflow_id: "text",
     mlflow_tags: "json",
+    mlflow_user_id: "text",
     mlflow_inputs: "json",
     deleted_at: "integer",
   }),

@@ -146,13 +146,14 @@ export interface RunRow {
 export interface MlflowRunRow extends RunRow {
   mlflow_id: string;
   mlflow_tags: string;
+  mlflow_user_id: string;
   mlflow_inputs: string | null;
 }
 
 const RUN_COLUMNS = `r.id, r.project_id, p.name AS project_name, r.name, r.number, r.display_id, r.external_id, r.status,
          r.tags, r.notes, r.config, r.system_metadata, r.logger_settings, r.status_metadata, r.created_at,
          r.updated_at, r.status_updated, r.heartbeat_at, r.forked_from_run_id, r.fork_step, r.deleted_at`;
-const RUN_MLFLOW_COLUMNS = "r.mlflow_id, r.mlflow_tags, r.mlflow_inputs";
+const RUN_MLFLOW_COLUMNS = "r.mlflow_id, r.mlflow_tags, r.mlflow_user_id, r.mlflow_inputs";
 const RUNS_WITH_PROJECT = "FROM runs r JOIN projects p ON p.id = r.project_id";
 
 function runFields(row: RunRow): Run {
@@ -190,6 +191,7 @@ export const MLFLOW_RUN_READ: RecordRead<MlflowRunRow, MlflowRun> = {
     Object.assign(runFields(row), {
       mlflowId: row.mlflow_id,
       mlflowTags: JSON.parse(row.mlflow_tags) as [string, string][],
+      mlflowUserId: row.mlflow_user_id,
       mlflowInputs: fromJsonText<Json>(row.mlflow_inputs),
     }),
 };
@@ -199,8 +201,20 @@ export const RUN_READ: RecordRead<RunRow, Run> = { select: `SELECT ${RUN_COLUMNS
 
 /** What MLflow's run search reads of every run of a project, as an array row. */
 export const MLFLOW_CANDIDATE_COLUMNS =
-  "r.id, r.mlflow_id, r.name, r.status, r.tags, r.mlflow_tags, r.created_at, r.status_updated, r.config, r.deleted_at";
-export type MlflowCandidateRow = [number, string, string, RunStatus, string, string, number, number | null, string | null, number | null];
+  "r.id, r.mlflow_id, r.name, r.status, r.tags, r.mlflow_tags, r.mlflow_user_id, r.created_at, r.status_updated, r.config, r.deleted_at";
+export type MlflowCandidateRow = [
+  number,
+  string,
+  string,
+  RunStatus,
+  string,
+  string,
+  string,
+  number,
+  number | null,
+  string | null,
+  number | null,
+];
 
 export const toMlflowCandidate = ([
   id,
@@ -209,6 +223,7 @@ export const toMlflowCandidate = ([
   status,
   tags,
   mlflowTags,
+  mlflowUserId,
   createdAt,
   statusUpdated,
   config,
@@ -220,6 +235,7 @@ export const toMlflowCandidate = ([
   status,
   tags: JSON.parse(tags) as string[],
   mlflowTags: JSON.parse(mlflowTags) as [string, string][],
+  mlflowUserId,
   createdAt,
   statusUpdated,
   config: fromJsonText<Json>(config),

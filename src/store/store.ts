@@ -109,6 +109,11 @@ export interface MlflowStore {
   ): Promise<MlflowRun | undefined>;
   /** Every run of the project with what MLflow's run search filters and sorts on, newest first. */
   listMlflowCandidates(orgId: string, projectId: number): Promise<MlflowCandidate[]>;
+  /**
+   * The dataset inputs (RunMlflowFields.mlflowInputs) of each run of the project that has any, by run
+   * ID: what a search's `datasets.` clauses read, only when it has one.
+   */
+  listMlflowInputs(orgId: string, projectId: number): Promise<Map<number, Json>>;
 }
 
 /** What MLflow's protocol keeps of a run beside Stepwise's fields (docs/api.md, "MLflow's REST API"). */
@@ -117,7 +122,9 @@ export interface RunMlflowFields {
   mlflowId: string;
   /** MLflow's key-value run tags, in the order first set. */
   mlflowTags: [string, string][];
-  /** The dataset inputs MLflow's client logged (log-inputs), as sent; null when none. */
+  /** The `user_id` MLflow's client created the run with ("" when none, and for runs made by Stepwise's own routes). */
+  mlflowUserId: string;
+  /** The dataset inputs MLflow's client logged (log-inputs), one per dataset name and digest; null when none. */
   mlflowInputs: Json | null;
 }
 
@@ -494,6 +501,7 @@ export interface MlflowCandidate {
   status: RunStatus;
   tags: string[];
   mlflowTags: [string, string][];
+  mlflowUserId: string;
   createdAt: number;
   statusUpdated: number | null;
   config: Json | null;
@@ -553,12 +561,14 @@ export interface CreateRunInput {
   fork?: { runId: number; step: number; inheritConfig: boolean; inheritTags: boolean };
   /**
    * MLflow's key-value tags of a run created through MLflow's protocol: a protocol extension of the
-   * create, so that the tags MLflow's client creates a run with (mlflow.runName, mlflow.user, its own)
+   * create, so that the tags MLflow's client creates a run with (those it sent, and mlflow.runName)
    * are written by the create's insert, in its transaction, never by a second write the run could be
    * read without. The created run comes back as the core record; MLflow's create reads it again
    * through MlflowStore.getMlflowRun (services/mlflow-runs.ts).
    */
   mlflowTags?: [string, string][];
+  /** The `user_id` of MLflow's create, likewise written by the insert ("" when absent). */
+  mlflowUserId?: string;
   now: number;
 }
 

@@ -137,6 +137,57 @@ describe("MLflow's run search", () => {
     assert.equal(byParam.runs[0]!.info.run_name, "run-010");
   });
 
+  it("filters datasets by name, digest and context, as MLflow's server: a run matches when one of its inputs does", async () => {
+    const { client: own } = await makeOrg(test);
+    const experiment = (await own.post(`${API}/experiments/create`, { name: "datasets" })).body.experiment_id as string;
+    const dataset = (name: string, digest: string, context?: string) => ({
+      tags: context === undefined ? [] : [{ key: "mlflow.data.context", value: context }],
+      dataset: { name, digest, source_type: "local", source: `{"uri": "/data/${name}"}` },
+    });
+    const runs = new Map<string, string>();
+    for (const [name, datasets] of [
+      ["train-and-eval", [dataset("iris", "d1", "training"), dataset("iris-test", "d2", "eval")]],
+      ["train-only", [dataset("iris", "d1", "training")]],
+      ["other-digest", [dataset("iris", "d9", "Training")]],
+      ["no-context", [dataset("wine", "w1")]],
+      ["no-datasets", []],
+    ] as const) {
+      const runId = (await own.post(`${API}/runs/create`, { experiment_id: experiment, run_name: name })).body.run.info.run_id as string;
+      runs.set(runId, name);
+      if (datasets.length > 0) assert.equal((await own.post(`${API}/runs/log-inputs`, { run_id: runId, datasets })).status, 200, name);
+    }
+    const names = async (filter: string) => {
+      const response = await own.post(`${API}/runs/search`, { experiment_ids: [experiment], filter });
+      assert.equal(response.status, 200, `${filter}: ${JSON.stringify(response.body)}`);
+      return response.body.runs.map((r: { info: { run_id: string } }) => runs.get(r.info.run_id)).sort();
+    };
+    assert.deepEqual(await names("datasets.name = 'iris'"), ["other-digest", "train-and-eval", "train-only"]);
+    assert.deepEqual(await names("dataset.name = 'iris' AND datasets.digest = 'd1'"), ["train-and-eval", "train-only"]);
+    assert.deepEqual(await names("datasets.digest IN ('d2', 'w1')"), ["no-context", "train-and-eval"]);
+    assert.deepEqual(
+      await names("datasets.name != 'iris'"),
+      ["no-context", "train-and-eval"],
+      "a run with any other dataset; a run without datasets matches no datasets clause",
+    );
+    assert.deepEqual(await names("datasets.name NOT IN ('iris', 'wine')"), ["train-and-eval"]);
+    assert.deepEqual(await names("datasets.name LIKE 'iris%'"), ["other-digest", "train-and-eval", "train-only"]);
+    assert.deepEqual(await names("datasets.context = 'training'"), ["train-and-eval", "train-only"]);
+    assert.deepEqual(await names("datasets.context ILIKE 'TRAIN%'"), ["other-digest", "train-and-eval", "train-only"]);
+    assert.deepEqual(await names("datasets.context LIKE 'Train%'"), ["other-digest"], "LIKE is case-sensitive");
+    assert.deepEqual(
+      await names("datasets.context != 'training'"),
+      ["other-digest", "train-and-eval"],
+      "an input without context has none",
+    );
+    assert.deepEqual(await names("datasets.`context` IN ('eval') AND attributes.run_name LIKE 'train%'"), ["train-and-eval"]);
+    for (const filter of ["datasets.source = 'x'", "datasets.name > 'a'", "datasets.name = 5"]) {
+      const response = await own.post(`${API}/runs/search`, { experiment_ids: [experiment], filter });
+      assert.deepEqual([response.status, response.body.error_code], [400, "INVALID_PARAMETER_VALUE"], filter);
+    }
+    const ordered = await own.post(`${API}/runs/search`, { experiment_ids: [experiment], order_by: ["datasets.name"] });
+    assert.deepEqual([ordered.status, ordered.body.error_code], [400, "INVALID_PARAMETER_VALUE"], "no order by datasets");
+  });
+
   it("honours run view types", async () => {
     assert.deepEqual(await indexes("params.i = '209'"), []);
     assert.deepEqual(await indexes("params.i = '209'", { run_view_type: "DELETED_ONLY" }), [209]);

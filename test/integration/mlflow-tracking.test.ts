@@ -118,7 +118,7 @@ describe("MLflow's tracking API", () => {
     assert.deepEqual([bad.status, bad.body.error_code], [400, "INVALID_PARAMETER_VALUE"]);
   });
 
-  it("creates runs with a stable 32-hex run ID, MLflow's info, tags and user, visible to Stepwise's API as runs", async () => {
+  it("creates runs with a stable 32-hex run ID, MLflow's info, the tags sent and the user, visible to Stepwise's API as runs", async () => {
     const experimentId = await createExperiment(client);
     const runId = await createRun(client, experimentId, { run_name: "first" });
     assert.match(runId, /^[0-9a-f]{32}$/);
@@ -136,8 +136,14 @@ describe("MLflow's tracking API", () => {
       [runId, experimentId, "first", "ann", "RUNNING", 1_700_000_000_000, "active"],
     );
     assert.equal(run.info.artifact_uri, `mlflow-artifacts:/${experimentId}/${runId}/artifacts`);
-    const tags = asMap(run.data.tags);
-    assert.deepEqual([tags.get("mlflow.runName"), tags.get("mlflow.user"), tags.get("mlflow.source.type")], ["first", "ann", "LOCAL"]);
+    assert.deepEqual(
+      asMap(run.data.tags),
+      new Map([
+        ["mlflow.source.type", "LOCAL"],
+        ["mlflow.runName", "first"],
+      ]),
+      "as MLflow's server: the tags sent and the run's name, no mlflow.user for the user_id",
+    );
     const project = (await client.get(`${API}/experiments/get`, { experiment_id: experimentId })).body.experiment.name;
     const listed = await client.get("/api/runs/list", { projectName: project });
     assert.equal(listed.status, 200, JSON.stringify(listed.body));
@@ -147,6 +153,100 @@ describe("MLflow's tracking API", () => {
     );
     const unnamed = await getRun(client, await createRun(client, experimentId));
     assert.ok(unnamed.info.run_name.length > 0, "a run without a name gets one");
+  });
+
+  it("keeps the user_id of runs/create as the run's, apart from its tags; searches by it", async () => {
+    const experimentId = await createExperiment(client);
+    // What MLflow's client sends: mlflow.start_run() the user as user_id and as the mlflow.user tag,
+    // MlflowClient().create_run() without tags "unknown" as user_id and no tag.
+    const fluent = await createRun(client, experimentId, { user_id: "bob", tags: [{ key: "mlflow.user", value: "bob" }] });
+    const plain = await createRun(client, experimentId, { user_id: "unknown", tags: [] });
+    const none = await createRun(client, experimentId, { user_id: undefined, tags: [] });
+    const created = await client.post(`${API}/runs/create`, { experiment_id: experimentId, user_id: "carl" });
+    assert.deepEqual(
+      [created.body.run.info.user_id, created.body.run.data.tags],
+      ["carl", [{ key: "mlflow.runName", value: created.body.run.info.run_name }]],
+      "the create's answer too",
+    );
+    const users = [];
+    for (const runId of [fluent, plain, none]) {
+      const run = await getRun(client, runId);
+      users.push([run.info.user_id, asMap(run.data.tags).get("mlflow.user")]);
+    }
+    assert.deepEqual(users, [
+      ["bob", "bob"],
+      ["unknown", undefined],
+      ["", undefined],
+    ]);
+    const found = await client.post(`${API}/runs/search`, { experiment_ids: [experimentId], filter: "attributes.user_id = 'unknown'" });
+    assert.deepEqual(
+      found.body.runs.map((r: { info: { run_id: string } }) => r.info.run_id),
+      [plain],
+    );
+    await client.post(`${API}/runs/set-tag`, { run_id: plain, key: "mlflow.user", value: "dan" });
+    assert.equal((await getRun(client, plain)).info.user_id, "unknown", "a tag set later is a tag, as on MLflow's server");
+  });
+
+  it("truncates a run's param and tag values past 6,000 and 8,000 characters (code points), as MLflow's server does", async () => {
+    const runId = await createRun(client, await createExperiment(client), {
+      tags: [{ key: "created", value: "c".repeat(8001) }],
+    });
+    const emoji = "😀"; // one character to Python, two UTF-16 units
+    const responses = [
+      await client.post(`${API}/runs/log-parameter`, { run_id: runId, key: "single", value: "p".repeat(6001) }),
+      await client.post(`${API}/runs/log-parameter`, { run_id: runId, key: "emoji", value: emoji.repeat(6001) }),
+      await client.post(`${API}/runs/set-tag`, { run_id: runId, key: "set", value: `${"t".repeat(7999)}${emoji}${emoji}` }),
+      await client.post(`${API}/runs/log-batch`, {
+        run_id: runId,
+        params: [{ key: "batch", value: "b".repeat(10_000) }],
+        tags: [{ key: "batch", value: "g".repeat(10_000) }],
+      }),
+    ];
+    assert.deepEqual(
+      responses.map((r) => r.status),
+      [200, 200, 200, 200],
+      JSON.stringify(responses.map((r) => r.body)),
+    );
+    const run = await getRun(client, runId);
+    const params = asMap(run.data.params);
+    const tags = asMap(run.data.tags);
+    assert.deepEqual(
+      [params.get("single"), params.get("emoji"), params.get("batch")],
+      ["p".repeat(6000), emoji.repeat(6000), "b".repeat(6000)],
+      "an emoji is one character: 6,000 of them kept whole, never half of one",
+    );
+    assert.deepEqual(
+      [tags.get("created"), tags.get("set"), tags.get("batch")],
+      ["c".repeat(8000), `${"t".repeat(7999)}${emoji}`, "g".repeat(8000)],
+    );
+    assert.equal(
+      (await client.post(`${API}/runs/log-parameter`, { run_id: runId, key: "single", value: `${"p".repeat(6000)}other` })).status,
+      200,
+      "logged again: the same once truncated, so the same param",
+    );
+    const changed = await client.post(`${API}/runs/log-parameter`, { run_id: runId, key: "single", value: "p".repeat(5999) });
+    assert.deepEqual([changed.status, changed.body.error_code], [400, "INVALID_PARAMETER_VALUE"], "a different value is refused still");
+    const longKey = await client.post(`${API}/runs/log-parameter`, { run_id: runId, key: "k".repeat(251), value: "v" });
+    assert.deepEqual([longKey.status, longKey.body.error_code], [400, "INVALID_PARAMETER_VALUE"], "a key past 250 is refused");
+    const experimentId = run.info.experiment_id;
+    const experimentTag = await client.post(`${API}/experiments/set-experiment-tag`, {
+      experiment_id: experimentId,
+      key: "long",
+      value: "e".repeat(5001),
+    });
+    assert.deepEqual(
+      [experimentTag.status, experimentTag.body.error_code],
+      [400, "INVALID_PARAMETER_VALUE"],
+      "an experiment's tag is refused",
+    );
+    const atLimit = await client.post(`${API}/experiments/set-experiment-tag`, {
+      experiment_id: experimentId,
+      key: "long",
+      value: emoji.repeat(5000),
+    });
+    assert.equal(atLimit.status, 200, "5,000 characters, code points");
+    const created = await client.post(`${API}/experiments/create`, { name: "long-tag", tags: [{ key: "k", value: "e".repeat(5001) }] });
+    assert.deepEqual([created.status, created.body.error_code], [400, "INVALID_PARAMETER_VALUE"]);
   });
 
   it("updates status both ways (FINISHED↔COMPLETED, KILLED↔TERMINATED, FAILED) and renames; deletes and restores runs", async () => {
@@ -391,16 +491,27 @@ describe("MLflow's tracking API", () => {
     assert.deepEqual((await getRun(client, runId)).data.params, [], "refused batches stored nothing");
   });
 
-  it("stores log-inputs and log-model as sent", async () => {
+  it("stores log-inputs once per dataset name and digest, and log-model as sent", async () => {
     const runId = await createRun(client, await createExperiment(client));
     const dataset = { dataset: { name: "d", digest: "abc", source_type: "local", source: "{}" }, tags: [] };
     assert.equal((await client.post(`${API}/runs/log-inputs`, { run_id: runId, datasets: [dataset] })).status, 200);
+    const again = { ...dataset, tags: [{ key: "mlflow.data.context", value: "eval" }] };
+    assert.equal((await client.post(`${API}/runs/log-inputs`, { run_id: runId, datasets: [dataset, again] })).status, 200);
+    const other = { dataset: { ...dataset.dataset, digest: "new" }, tags: [] };
+    for (const bad of [{ dataset: { name: "n".repeat(501), digest: "x" } }, { dataset: { name: 5 } }, "d", null]) {
+      const refused = await client.post(`${API}/runs/log-inputs`, { run_id: runId, datasets: [other, bad] });
+      assert.deepEqual([refused.status, refused.body.error_code], [400, "INVALID_PARAMETER_VALUE"], JSON.stringify(bad));
+    }
     assert.equal(
       (await client.post(`${API}/runs/log-model`, { run_id: runId, model_json: JSON.stringify({ artifact_path: "model" }) })).status,
       200,
     );
     const run = await getRun(client, runId);
-    assert.deepEqual(run.inputs.dataset_inputs, [dataset]);
+    assert.deepEqual(
+      run.inputs.dataset_inputs,
+      [dataset],
+      "logged again, with another context too: still one input, the first; a refused request added nothing",
+    );
     assert.deepEqual(JSON.parse(asMap(run.data.tags).get("mlflow.log-model.history") as string), [{ artifact_path: "model" }]);
     const models = await client.post(`${API}/logged-models/search`, { experiment_ids: [run.info.experiment_id] });
     assert.deepEqual([models.status, models.body], [200, { models: [] }]);

@@ -8,6 +8,8 @@ import {
   applyParams,
   applyTags,
   checkKey,
+  checkValue,
+  codePointsBeyond,
   LIMITS,
   metricValueJson,
   paramsOf,
@@ -17,6 +19,7 @@ import {
   runsWithinMetricBudget,
   toMlflowStatus,
   toStepwiseStatus,
+  truncatedValue,
 } from "./model.js";
 
 const invalid = (fn: () => unknown, message?: string) =>
@@ -99,6 +102,37 @@ describe("MLflow's model on Stepwise's", () => {
         ["c", "4"],
       ],
     );
+  });
+
+  it("truncates a run's param and tag values past their limit, counting code points as Python does", () => {
+    assert.equal(truncatedValue("v".repeat(6000), "value", LIMITS.paramValueLength), "v".repeat(6000), "at the limit: kept whole");
+    assert.equal(truncatedValue("v".repeat(6001), "value", LIMITS.paramValueLength), "v".repeat(6000));
+    assert.equal(truncatedValue("t".repeat(9000), "value", LIMITS.tagValueLength), "t".repeat(8000));
+    const emoji = "😀"; // one code point, two UTF-16 units
+    assert.equal(truncatedValue(emoji.repeat(6000), "value", 6000), emoji.repeat(6000), "6,000 characters, 12,000 UTF-16 units: kept");
+    const cut = truncatedValue(`a${emoji.repeat(6000)}`, "value", 6000);
+    assert.equal(cut, `a${emoji.repeat(5999)}`, "cut after a whole pair, never inside one");
+    assert.equal([...cut].length, 6000);
+    assert.equal(truncatedValue(`ab${emoji}`, "value", 2), "ab");
+    assert.equal(truncatedValue(`${emoji}b`, "value", 1), emoji);
+    assert.equal(truncatedValue("", "value", 1), "");
+    invalid(() => truncatedValue(undefined, "value", 10), "a value is still required");
+    invalid(() => truncatedValue(5, "value", 10));
+  });
+
+  it("compares a param logged again by its truncated value, as MLflow's server does", () => {
+    const logged = applyParams(null, [["p", truncatedValue("x".repeat(7000), "value", LIMITS.paramValueLength)]]);
+    const again = truncatedValue(`${"x".repeat(6000)}y`, "value", LIMITS.paramValueLength);
+    assert.deepEqual(applyParams(logged, [["p", again]]), logged, "the same 6,000 characters: accepted, unchanged");
+    invalid(() => applyParams(logged, [["p", truncatedValue("x".repeat(5999), "value", LIMITS.paramValueLength)]]));
+  });
+
+  it("refuses an experiment tag value past its limit, counting code points", () => {
+    assert.equal(checkValue("😀".repeat(5000), "value", LIMITS.experimentTagValueLength), "😀".repeat(5000));
+    invalid(() => checkValue("x".repeat(5001), "value", LIMITS.experimentTagValueLength));
+    assert.equal(codePointsBeyond("abc", 3), undefined);
+    assert.equal(codePointsBeyond("abcd", 3), 3);
+    assert.equal(codePointsBeyond("😀😀😀", 2), 4);
   });
 
   it("checks keys as MLflow does", () => {

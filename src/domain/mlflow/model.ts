@@ -39,14 +39,16 @@ export function toMlflowStatus(status: RunStatus): MlflowStatus {
 }
 
 /**
- * MLflow's limits (its documented REST API): key length, value lengths, and what one log-batch may
- * carry; then Stepwise's own bounds on one search (docs/api.md), so that no request's work grows
- * without limit: distinct experiments, order_by terms, filter length and clauses.
+ * MLflow's limits (its documented REST API, and mlflow/utils/validation.py): key length, value
+ * lengths (a longer run param or tag value is truncated, a longer experiment tag value refused), and
+ * what one log-batch may carry; then Stepwise's own bounds on one search (docs/api.md), so that no
+ * request's work grows without limit: distinct experiments, order_by terms, filter length and clauses.
  */
 export const LIMITS = {
   keyLength: 250,
   paramValueLength: 6000,
   tagValueLength: 8000,
+  experimentTagValueLength: 5000,
   batchMetrics: 1000,
   batchParams: 100,
   batchTags: 100,
@@ -91,10 +93,40 @@ export function checkKey(key: unknown, what: string): string {
   return key;
 }
 
+/** A value no longer than `maxLength` characters (code points, as Python counts them): a longer one is INVALID_PARAMETER_VALUE. */
 export function checkValue(value: unknown, what: string, maxLength: number): string {
   if (typeof value !== "string") throw invalidParameter(`Missing value for required parameter '${what}'`);
-  if (value.length > maxLength) throw invalidParameter(`'${what}' exceeds the maximum length of ${maxLength} characters`);
+  if (codePointsBeyond(value, maxLength) !== undefined)
+    throw invalidParameter(`'${what}' exceeds the maximum length of ${maxLength} characters`);
   return value;
+}
+
+/**
+ * A run's param or tag value, truncated to its first `maxLength` characters, as MLflow's server
+ * stores one (its `_validate_param` and `_validate_tag` truncate, MLFLOW_TRUNCATE_LONG_VALUES being
+ * on by default). Characters are code points, as Python's `len` and slices count them, so an
+ * emoji is one character and a surrogate pair is never split.
+ */
+export function truncatedValue(value: unknown, what: string, maxLength: number): string {
+  if (typeof value !== "string") throw invalidParameter(`Missing value for required parameter '${what}'`);
+  const end = codePointsBeyond(value, maxLength);
+  return end === undefined ? value : value.slice(0, end);
+}
+
+/** The UTF-16 index where the text's code point number `max` + 1 begins; undefined when it has at most `max`. */
+export function codePointsBeyond(text: string, max: number): number | undefined {
+  if (text.length <= max) return undefined;
+  let points = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (points === max) return i;
+    points++;
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -187,8 +219,6 @@ export function checkBatchSizes(metrics: number, params: number, tags: number): 
 
 /** The tag that names an MLflow run; set-tag on it renames the run, as on MLflow's server. */
 export const RUN_NAME_TAG = "mlflow.runName";
-/** The user an MLflow run was created by (MLflow's client sends it as a tag and as user_id). */
-export const USER_TAG = "mlflow.user";
 /** Stepwise's own tag list, shown to MLflow's client as one read-only tag (a JSON array of strings). */
 export const STEPWISE_TAGS_TAG = "stepwise.tags";
 

@@ -10,13 +10,14 @@ import {
   likePattern,
   parseFilter,
   parseOrderBy,
+  type ClauseValue,
   type SortValue,
 } from "./search.js";
 
-const invalid = (fn: () => unknown) =>
-  assert.throws(fn, (error: unknown) => error instanceof MlflowError && error.errorCode === "INVALID_PARAMETER_VALUE");
+const invalid = (fn: () => unknown, message?: string) =>
+  assert.throws(fn, (error: unknown) => error instanceof MlflowError && error.errorCode === "INVALID_PARAMETER_VALUE", message);
 
-const matches = (filter: string, value: number | string | undefined) => compileClause(parseFilter(filter)[0]!)(value);
+const matches = (filter: string, value: ClauseValue) => compileClause(parseFilter(filter)[0]!)(value);
 
 describe("MLflow filter grammar", () => {
   it("parses each entity, its aliases and quoted keys", () => {
@@ -95,6 +96,48 @@ describe("MLflow filter grammar", () => {
     assert.equal(likePattern("a(b)[c]", false)("a(b)[c]"), true, "regex characters are literal");
     assert.equal(likePattern("a\\Qb\\E%", false)("a\\Qb\\Ec"), true, "quoting escapes are literal too");
     assert.equal(likePattern("_é%", true)("xÉz\ny"), true, "_ is one character, % crosses lines, ILIKE folds case");
+  });
+
+  it("parses datasets.name, .digest and .context with MLflow's dataset comparators, lists included", () => {
+    assert.deepEqual(
+      parseFilter(
+        "datasets.name = 'iris' AND dataset.digest != 'abc' AND datasets.`context` LIKE 'train%' AND datasets.name ILIKE 'I%' " +
+          "AND datasets.digest IN ('a', 'b') AND datasets.context NOT IN ('eval')",
+      ).map((c) => [c.entity, c.key, c.comparator, c.value]),
+      [
+        ["dataset", "name", "=", "iris"],
+        ["dataset", "digest", "!=", "abc"],
+        ["dataset", "context", "LIKE", "train%"],
+        ["dataset", "name", "ILIKE", "I%"],
+        ["dataset", "digest", "IN", ["a", "b"]],
+        ["dataset", "context", "NOT IN", ["eval"]],
+      ],
+    );
+    for (const filter of [
+      "datasets.source = 'x'", // only name, digest and context
+      "datasets.name > 'a'",
+      "datasets.name = 1",
+      "datasets.name IN 'a'",
+      "datasets.name = `backticks`",
+    ])
+      invalid(() => parseFilter(filter));
+    invalid(() => parseFilter("datasets.name = 'x'", EXPERIMENT_ATTRIBUTES), "experiments have no datasets");
+    invalid(() => parseOrderBy(["datasets.name"]), "runs are not ordered by datasets");
+  });
+
+  it("matches a datasets clause when any input of the run does, != and NOT IN included; a run without datasets matches none", () => {
+    assert.equal(matches("datasets.name = 'b'", ["a", "b"]), true);
+    assert.equal(matches("datasets.name = 'c'", ["a", "b"]), false);
+    assert.equal(matches("datasets.name != 'a'", ["a", "b"]), true, "b is not a");
+    assert.equal(matches("datasets.name != 'a'", ["a"]), false);
+    assert.equal(matches("datasets.name != 'a'", []), false, "no input, no match");
+    assert.equal(matches("datasets.digest IN ('x', 'y')", ["z", "y"]), true);
+    assert.equal(matches("datasets.digest NOT IN ('x', 'y')", ["x", "y"]), false);
+    assert.equal(matches("datasets.context NOT IN ('eval')", ["eval", "training"]), true);
+    assert.equal(matches("datasets.context LIKE 'TRAIN%'", ["training"]), false);
+    assert.equal(matches("datasets.context ILIKE 'TRAIN%'", ["training"]), true);
+    assert.equal(matches("datasets.name = 'a'", "a"), false, "a dataset clause reads lists only");
+    assert.equal(matches("params.p = 'a'", ["a"]), false, "and other clauses never read one");
   });
 
   it("matches LIKE in linear time: a pattern with many % over a long text does not backtrack", () => {

@@ -1,21 +1,26 @@
 import { RE2JS } from "re2js";
 import { decodePageToken, encodePageToken } from "../page-token.js";
+import { DATASET_KEYS } from "./datasets.js";
 import { inMlflowTerms, invalidParameter } from "./errors.js";
 import { LIMITS } from "./model.js";
 
 /**
  * MLflow's run search grammar (docs/api.md, "MLflow's REST API: search"): clauses
- * `<entity>.<key> <comparator> <value>` joined by AND, where entity is metrics, params, tags or
- * attributes (and MLflow's aliases); keys may be quoted with "", '' or backticks. Comparators per
- * entity as MLflow allows them. Pure: parsing, matching, ordering and page tokens; no I/O.
+ * `<entity>.<key> <comparator> <value>` joined by AND, where entity is metrics, params, tags,
+ * attributes or datasets (and MLflow's aliases); keys may be quoted with "", '' or backticks.
+ * Comparators per entity as MLflow allows them (mlflow/utils/search_utils.py). Pure: parsing,
+ * matching, ordering and page tokens; no I/O.
  */
 
-export type Entity = "metric" | "param" | "tag" | "attribute";
+export type Entity = "metric" | "param" | "tag" | "attribute" | "dataset";
 export type Comparator = "=" | "!=" | ">" | ">=" | "<" | "<=" | "LIKE" | "ILIKE" | "IN" | "NOT IN";
 
 export interface Clause {
   entity: Entity;
-  /** For attributes, the canonical name (run_id, run_name, status, user_id, start_time, end_time, artifact_uri). */
+  /**
+   * For attributes, the canonical name (run_id, run_name, status, user_id, start_time, end_time,
+   * artifact_uri); for datasets, `name`, `digest` or `context` (an input's `mlflow.data.context` tag).
+   */
   key: string;
   comparator: Comparator;
   /** A number for metrics and numeric attributes; a string, or strings for IN. */
@@ -41,6 +46,8 @@ const ENTITY_ALIASES = new Map<string, Entity>([
   ["attributes", "attribute"],
   ["attr", "attribute"],
   ["run", "attribute"],
+  ["dataset", "dataset"],
+  ["datasets", "dataset"],
 ]);
 
 const ATTRIBUTE_ALIASES = new Map<string, string>([
@@ -60,13 +67,14 @@ const ATTRIBUTE_ALIASES = new Map<string, string>([
 
 export const NUMERIC_ATTRIBUTES: ReadonlySet<string> = new Set(["start_time", "end_time"]);
 
-/** Which attributes a search knows: runs' by default; experiment search passes its own. */
+/** Which attributes a search knows, and whether it filters on datasets: runs' by default; experiment search passes its own. */
 export interface AttributeSet {
   names: ReadonlyMap<string, string>;
   numeric: ReadonlySet<string>;
+  datasets: boolean;
 }
 
-export const RUN_ATTRIBUTES: AttributeSet = { names: ATTRIBUTE_ALIASES, numeric: NUMERIC_ATTRIBUTES };
+export const RUN_ATTRIBUTES: AttributeSet = { names: ATTRIBUTE_ALIASES, numeric: NUMERIC_ATTRIBUTES, datasets: true };
 
 export const EXPERIMENT_ATTRIBUTES: AttributeSet = {
   names: new Map([
@@ -76,11 +84,13 @@ export const EXPERIMENT_ATTRIBUTES: AttributeSet = {
     ["last_update_time", "last_update_time"],
   ]),
   numeric: new Set(["creation_time", "last_update_time"]),
+  datasets: false,
 };
 
 const NUMERIC_COMPARATORS = new Set<Comparator>(["=", "!=", ">", ">=", "<", "<="]);
 const STRING_COMPARATORS = new Set<Comparator>(["=", "!=", "LIKE", "ILIKE"]);
-const STRING_ATTRIBUTE_COMPARATORS = new Set<Comparator>(["=", "!=", "LIKE", "ILIKE", "IN", "NOT IN"]);
+/** String attributes and datasets: MLflow's VALID_STRING_ATTRIBUTE_COMPARATORS and VALID_DATASET_COMPARATORS. */
+const STRING_LIST_COMPARATORS = new Set<Comparator>(["=", "!=", "LIKE", "ILIKE", "IN", "NOT IN"]);
 
 type Token =
   | { kind: "word"; text: string }
@@ -181,9 +191,9 @@ function readIdentifier(
       key = first.text;
     } else {
       entity = ENTITY_ALIASES.get(first.text.slice(0, dot).toLowerCase());
-      if (!entity)
+      if (!entity || (entity === "dataset" && !attributes.datasets))
         throw invalidParameter(
-          `Invalid entity type '${first.text.slice(0, dot)}' in '${source}': expected metrics, params, tags or attributes`,
+          `Invalid entity type '${first.text.slice(0, dot)}' in '${source}': expected metrics, params, tags${attributes.datasets ? ", datasets" : ""} or attributes`,
         );
       key = first.text.slice(dot + 1);
       if (key === "") {
@@ -205,6 +215,8 @@ function readIdentifier(
       );
     key = canonical;
   }
+  if (entity === "dataset" && !DATASET_KEYS.has(key))
+    throw invalidParameter(`Invalid dataset key '${key}' specified. Valid keys are ${[...DATASET_KEYS].join(", ")}`);
   return { entity, key, next };
 }
 
@@ -220,7 +232,11 @@ export function parseFilter(filter: string | undefined, attributes: AttributeSet
     const comparator = readComparator(tokens, i, filter);
     i += comparator.length;
     const numeric = entity === "metric" || (entity === "attribute" && attributes.numeric.has(key));
-    const allowed = numeric ? NUMERIC_COMPARATORS : entity === "attribute" ? STRING_ATTRIBUTE_COMPARATORS : STRING_COMPARATORS;
+    const allowed = numeric
+      ? NUMERIC_COMPARATORS
+      : entity === "attribute" || entity === "dataset"
+        ? STRING_LIST_COMPARATORS
+        : STRING_COMPARATORS;
     if (!allowed.has(comparator.op))
       throw invalidParameter(
         `Invalid comparator '${comparator.op}' for ${entity} '${key}' in '${filter}'. Only ${[...allowed].join(", ")} are allowed`,
@@ -300,8 +316,22 @@ export function likePattern(pattern: string, caseInsensitive: boolean): (text: s
   return (text) => re.matches(text);
 }
 
-/** A compiled clause: true when a run's value (undefined when it has none) matches. A run without the value never matches. */
-export function compileClause(clause: Clause): (value: number | string | undefined) => boolean {
+/** What a clause reads of a run: a value (undefined when it has none), or a value per dataset input for `datasets.` clauses. */
+export type ClauseValue = number | string | undefined | readonly string[];
+
+/**
+ * A compiled clause: true when a run's value matches; a run without the value never matches. A
+ * `datasets.` clause matches a run when one of its inputs does, `!=` and `NOT IN` included, as on
+ * MLflow's server (SqlAlchemyStore joins the run to the inputs that satisfy the clause): a run
+ * without datasets matches none.
+ */
+export function compileClause(clause: Clause): (value: ClauseValue) => boolean {
+  const one = compileValueTest(clause);
+  if (clause.entity === "dataset") return (value) => Array.isArray(value) && value.some(one);
+  return (value) => !Array.isArray(value) && one(value as number | string | undefined);
+}
+
+function compileValueTest(clause: Clause): (value: number | string | undefined) => boolean {
   const { comparator, value } = clause;
   if (comparator === "LIKE" || comparator === "ILIKE") {
     const matches = likePattern(value as string, comparator === "ILIKE");
@@ -336,6 +366,8 @@ export function parseOrderBy(orderBy: readonly string[], attributes: AttributeSe
   return orderBy.map((text) => {
     const tokens = tokenize(text);
     const { entity, key, next } = readIdentifier(tokens, 0, text, attributes);
+    // As MLflow's server: a run has many datasets, so none of them is a sort key.
+    if (entity === "dataset") throw invalidParameter(`Invalid order_by clause '${text}': runs are not ordered by datasets`);
     let ascending = true;
     if (next < tokens.length) {
       const direction = tokens[next];

@@ -1,10 +1,10 @@
 import { NAME_LIMITS } from "../names.js";
 import { invalidParameter } from "./errors.js";
-import { applyTags, checkName, RUN_NAME_TAG, STEPWISE_TAGS_TAG, USER_TAG } from "./model.js";
+import { applyTags, checkName, RUN_NAME_TAG, STEPWISE_TAGS_TAG } from "./model.js";
 
 /**
  * The rules of an MLflow run's tags (docs/api.md, "MLflow's REST API"): `mlflow.runName` is the
- * run's name, `stepwise.tags` is Stepwise's tag list shown read-only, `mlflow.user` its creator.
+ * run's name, `stepwise.tags` is Stepwise's tag list shown read-only.
  */
 
 type Tags = readonly (readonly [string, string])[];
@@ -26,11 +26,13 @@ export function newRunName(runName: string | undefined, tags: Tags, now: number)
   return checkName(runName ?? "", "run_name", NAME_LIMITS.runName) || nameFrom(tags, "") || `run-${now.toString(36)}`;
 }
 
-/** A new run's MLflow tags: those sent, its name as mlflow.runName, and `user_id` as mlflow.user unless a tag names the user. */
-export function newRunTags(tags: [string, string][], name: string, userId: string | undefined): [string, string][] {
-  let mlflowTags = applyTags(tags, [[RUN_NAME_TAG, name]]);
-  if (userId && !mlflowTags.some(([key]) => key === USER_TAG)) mlflowTags = applyTags(mlflowTags, [[USER_TAG, userId]]);
-  return mlflowTags;
+/**
+ * A new run's MLflow tags: those sent, and its name as mlflow.runName, as MLflow's server stores them
+ * (SqlAlchemyStore.create_run). Nothing else: the request's `user_id` is the run's user_id, never a
+ * tag (MLflow's client sends the `mlflow.user` tag itself when it has one).
+ */
+export function newRunTags(tags: [string, string][], name: string): [string, string][] {
+  return applyTags(tags, [[RUN_NAME_TAG, name]]);
 }
 
 /** A run's tags after a rename (runs/update's run_name): mlflow.runName follows the name. */

@@ -1,4 +1,5 @@
-import { MLFLOW_CANDIDATE_COLUMNS, MLFLOW_PROJECT_READ, MLFLOW_RUN_READ, toMlflowCandidate } from "../rows.js";
+import type { Json } from "../../domain/merge.js";
+import { fromJsonText, MLFLOW_CANDIDATE_COLUMNS, MLFLOW_PROJECT_READ, MLFLOW_RUN_READ, toMlflowCandidate } from "../rows.js";
 import type { MlflowCandidateRow } from "../rows.js";
 import type { MlflowCandidate, MlflowProject, MlflowRun, MlflowRunRef } from "../store.js";
 import { arrays, readOne, row, run, type Sql } from "./db.js";
@@ -52,6 +53,15 @@ export async function listMlflowCandidates(sql: Sql, orgId: string, projectId: n
     [orgId, projectId],
   );
   return found.map(toMlflowCandidate);
+}
+
+export async function listMlflowInputs(sql: Sql, orgId: string, projectId: number): Promise<Map<number, Json>> {
+  const found = await arrays<[number, string]>(
+    sql,
+    "SELECT r.id, r.mlflow_inputs FROM runs r WHERE r.org_id = $1 AND r.project_id = $2 AND r.mlflow_inputs IS NOT NULL",
+    [orgId, projectId],
+  );
+  return new Map(found.map(([id, inputs]) => [id, fromJsonText<Json>(inputs)!]));
 }
 
 export async function deleteFile(sql: Sql, orgId: string, fileId: number): Promise<boolean> {

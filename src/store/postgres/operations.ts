@@ -36,8 +36,9 @@ export function postgresOperations(sql: Sql): Async<Operations> {
         await row<{ id: number }>(
           sql,
           `INSERT INTO runs (org_id, project_id, name, number, display_id, external_id, status, tags, config, system_metadata,
-                             logger_settings, created_at, updated_at, heartbeat_at, forked_from_run_id, fork_step, mlflow_id, mlflow_tags)
-           VALUES ($1, $2, $3, $4, $5, $6, 'RUNNING', $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+                             logger_settings, created_at, updated_at, heartbeat_at, forked_from_run_id, fork_step, mlflow_id, mlflow_tags,
+                             mlflow_user_id)
+           VALUES ($1, $2, $3, $4, $5, $6, 'RUNNING', $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
            ON CONFLICT (project_id, external_id) DO NOTHING RETURNING id`,
           newRunValues(run),
         )

@@ -1,4 +1,5 @@
-import { MLFLOW_CANDIDATE_COLUMNS, MLFLOW_PROJECT_READ, MLFLOW_RUN_READ, toMlflowCandidate } from "../rows.js";
+import type { Json } from "../../domain/merge.js";
+import { fromJsonText, MLFLOW_CANDIDATE_COLUMNS, MLFLOW_PROJECT_READ, MLFLOW_RUN_READ, toMlflowCandidate } from "../rows.js";
 import type { MlflowCandidateRow } from "../rows.js";
 import type { MlflowCandidate, MlflowProject, MlflowRun, MlflowRunRef } from "../store.js";
 import { projectNamed, projectOfId, projectsOf } from "./projects.js";
@@ -44,6 +45,14 @@ export function listMlflowCandidates(s: Statements, orgId: string, projectId: nu
     .raw(true)
     .all(orgId, projectId) as MlflowCandidateRow[];
   return rows.map(toMlflowCandidate);
+}
+
+export function listMlflowInputs(s: Statements, orgId: string, projectId: number): Map<number, Json> {
+  const rows = s
+    .get("SELECT r.id, r.mlflow_inputs FROM runs r WHERE r.org_id = ? AND r.project_id = ? AND r.mlflow_inputs IS NOT NULL")
+    .raw(true)
+    .all(orgId, projectId) as [number, string][];
+  return new Map(rows.map(([id, inputs]) => [id, fromJsonText<Json>(inputs)!]));
 }
 
 export function deleteFile(s: Statements, orgId: string, fileId: number): boolean {

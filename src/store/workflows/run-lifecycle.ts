@@ -26,6 +26,7 @@ export interface NewRunRow {
   forkStep: number | null;
   mlflowId: string;
   mlflowTagsText: string;
+  mlflowUserId: string;
 }
 
 export interface NewStatusEvent {
@@ -114,6 +115,7 @@ export function* createRun(orgId: string, input: CreateRunInput, actor: Actor): 
     forkStep: input.fork?.step ?? null,
     mlflowId: newMlflowRunId(),
     mlflowTagsText: JSON.stringify(input.mlflowTags ?? []),
+    mlflowUserId: input.mlflowUserId ?? "",
   });
   if (runId === undefined) {
     // Another create with this externalId committed first: resume its run (the number stays a gap).
@@ -188,7 +190,7 @@ export function* failStaleRuns(cutoff: number, now: number): RunWorkflow<number>
   return failed.length;
 }
 
-/** A new run's values in the column order both backends insert them: org_id, project_id, name, … mlflow_tags (status is RUNNING). */
+/** A new run's values in the column order both backends insert them: org_id, project_id, name, … mlflow_user_id (status is RUNNING). */
 export function newRunValues(row: NewRunRow): unknown[] {
   return [
     row.orgId,
@@ -208,6 +210,7 @@ export function newRunValues(row: NewRunRow): unknown[] {
     row.forkStep,
     row.mlflowId,
     row.mlflowTagsText,
+    row.mlflowUserId,
   ];
 }
 

@@ -167,6 +167,7 @@ export function isolationContract(
       assert.equal(await s.getRunByMlflowId(org, mlflowId), undefined, label);
       assert.equal(await s.getMlflowRunRef(org, mlflowId), undefined, label);
       assert.deepEqual(await s.listMlflowCandidates(org, projectOf), [], label);
+      assert.deepEqual(await s.listMlflowInputs(org, projectOf), new Map(), label);
       assert.equal(await s.getProject(org, projectOf), undefined, label);
       assert.equal(await s.updateRunMlflow(org, runId, changed("run"), T0 + 1), undefined, label);
       assert.equal(await s.updateProjectMlflow(org, projectOf, changed("project"), T0 + 1), undefined, label);

@@ -14,12 +14,13 @@ export function mlflowContract(store: () => MlflowStore & ProjectStore & RunStor
     const s = store();
     const orgId = await newOrg(s);
     const other = await newOrg(s);
-    const { run: created } = await s.createRun(orgId, runInput({ mlflowTags: [["mlflow.user", "ann"]] }), ACTOR);
+    const { run: created } = await s.createRun(orgId, runInput({ mlflowTags: [["mlflow.user", "ann"]], mlflowUserId: "bob" }), ACTOR);
     const run = (await s.getMlflowRun(orgId, created.id))!;
     const second = (await s.getMlflowRun(orgId, (await s.createRun(orgId, runInput(), ACTOR)).run.id))!;
     assert.match(run.mlflowId, /^[0-9a-f]{32}$/);
     assert.notEqual(run.mlflowId, second.mlflowId);
     assert.deepEqual(run.mlflowTags, [["mlflow.user", "ann"]]);
+    assert.deepEqual([run.mlflowUserId, second.mlflowUserId], ["bob", ""], "the user ID as created, apart from the tags; none is empty");
     assert.deepEqual([run.deletedAt, run.mlflowInputs], [null, null]);
     assert.equal((await s.getRunByMlflowId(orgId, run.mlflowId))?.id, run.id);
     assert.equal((await s.getMlflowRun(orgId, run.id))?.mlflowId, run.mlflowId, "stable");
@@ -152,7 +153,8 @@ export function mlflowContract(store: () => MlflowStore & ProjectStore & RunStor
     const s = store();
     const orgId = await newOrg(s);
     const created = [
-      (await s.createRun(orgId, runInput({ name: "a", config: { p: "1" }, mlflowTags: [["t", "x"]], now: T0 }), ACTOR)).run,
+      (await s.createRun(orgId, runInput({ name: "a", config: { p: "1" }, mlflowTags: [["t", "x"]], mlflowUserId: "ann", now: T0 }), ACTOR))
+        .run,
       (await s.createRun(orgId, runInput({ name: "b", tags: ["good"], now: T0 + 1 }), ACTOR)).run,
     ];
     const [a, b] = (await s.getMlflowRuns(
@@ -162,12 +164,37 @@ export function mlflowContract(store: () => MlflowStore & ProjectStore & RunStor
     assert.deepEqual([a.id, b.id], [created[0]!.id, created[1]!.id]);
     const listed = await s.listMlflowCandidates(orgId, a.projectId);
     assert.deepEqual(
-      listed.map((c) => [c.id, c.mlflowId, c.name, c.status, c.tags, c.mlflowTags, c.createdAt, c.config, c.deletedAt]),
+      listed.map((c) => [c.id, c.mlflowId, c.name, c.status, c.tags, c.mlflowTags, c.mlflowUserId, c.createdAt, c.config, c.deletedAt]),
       [
-        [b.id, b.mlflowId, "b", "RUNNING", ["good"], [], T0 + 1, null, null],
-        [a.id, a.mlflowId, "a", "RUNNING", [], [["t", "x"]], T0, { p: "1" }, null],
+        [b.id, b.mlflowId, "b", "RUNNING", ["good"], [], "", T0 + 1, null, null],
+        [a.id, a.mlflowId, "a", "RUNNING", [], [["t", "x"]], "ann", T0, { p: "1" }, null],
       ],
     );
     assert.deepEqual(await s.listMlflowCandidates(await newOrg(s), a.projectId), []);
+  });
+
+  it("lists the dataset inputs of a project's runs that have any, by run", async () => {
+    const s = store();
+    const orgId = await newOrg(s);
+    const a = (await s.createRun(orgId, runInput({ projectName: "inputs", name: "a" }), ACTOR)).run;
+    const b = (await s.createRun(orgId, runInput({ projectName: "inputs", name: "b" }), ACTOR)).run;
+    await s.createRun(orgId, runInput({ projectName: "inputs", name: "none" }), ACTOR);
+    const elsewhere = (await s.createRun(orgId, runInput({ projectName: "other", name: "c" }), ACTOR)).run;
+    for (const [run, inputs] of [
+      [a, [{ dataset: { name: "d", digest: "1" } }]],
+      [b, [{ dataset: { name: "e", digest: "2" } }, { dataset: { name: "f", digest: "3" } }]],
+      [elsewhere, [{ dataset: { name: "g", digest: "4" } }]],
+    ] as const)
+      await s.updateRunMlflow(orgId, run.id, (state) => ({ ...state, mlflowInputs: inputs as never }), T0 + 1);
+    const listed = await s.listMlflowInputs(orgId, a.projectId);
+    assert.deepEqual(
+      [...listed].sort(([x], [y]) => x - y),
+      [
+        [a.id, [{ dataset: { name: "d", digest: "1" } }]],
+        [b.id, [{ dataset: { name: "e", digest: "2" } }, { dataset: { name: "f", digest: "3" } }]],
+      ],
+      "only the project's runs with inputs",
+    );
+    assert.deepEqual(await s.listMlflowInputs(await newOrg(s), a.projectId), new Map(), "another organization's project reads as empty");
   });
 }

@@ -13,8 +13,9 @@ import {
   parseMetricValue,
   parseTime,
   toMlflowStatus,
-  USER_TAG,
+  truncatedValue,
 } from "../../../domain/mlflow/model.js";
+import { datasetInputsOf } from "../../../domain/mlflow/datasets.js";
 import { runTags } from "../../../domain/mlflow/tags.js";
 import { isTerminal } from "../../../domain/status.js";
 import { checkClientJson } from "../../../domain/json-text.js";
@@ -109,13 +110,12 @@ export function experimentJson(project: MlflowProject) {
 }
 
 export function runInfoJson(run: MlflowRun) {
-  const userId = new Map(run.mlflowTags).get(USER_TAG) ?? "";
   return {
     run_uuid: run.mlflowId,
     run_id: run.mlflowId,
     experiment_id: String(run.projectId),
     run_name: run.name,
-    user_id: userId,
+    user_id: run.mlflowUserId,
     status: toMlflowStatus(run.status),
     start_time: run.createdAt,
     ...(isTerminal(run.status) && run.statusUpdated !== null ? { end_time: run.statusUpdated } : {}),
@@ -137,7 +137,7 @@ export function runJson(run: MlflowRun, metrics: LatestMetric[]) {
       params: [...paramsOf(run.config)].map(([key, value]) => ({ key, value })),
       tags: tagList(runTags(run)),
     },
-    inputs: { dataset_inputs: Array.isArray(run.mlflowInputs) ? run.mlflowInputs : [] },
+    inputs: { dataset_inputs: datasetInputsOf(run.mlflowInputs) },
   };
 }
 
@@ -153,19 +153,27 @@ interface KeyValue {
   value: string;
 }
 
-/** A list of `{key, value}` tags (a missing value is ""). */
+/** A list of a run's `{key, value}` tags (a missing value is ""; a value past the limit is truncated, as MLflow's server does). */
 export function tagsOf(list: unknown[], what: string): [string, string][] {
   return list.map((item, i) => {
     const tag = (item ?? {}) as Partial<KeyValue>;
-    return [checkKey(tag.key, `${what}[${i}].key`), checkValue(tag.value ?? "", `${what}[${i}].value`, LIMITS.tagValueLength)];
+    return [checkKey(tag.key, `${what}[${i}].key`), truncatedValue(tag.value ?? "", `${what}[${i}].value`, LIMITS.tagValueLength)];
   });
 }
 
-/** A list of `{key, value}` params (a value is required). */
+/** A list of an experiment's `{key, value}` tags: a value past the limit is refused (MLflow truncates only a run's). */
+export function experimentTagsOf(list: unknown[], what: string): [string, string][] {
+  return list.map((item, i) => {
+    const tag = (item ?? {}) as Partial<KeyValue>;
+    return [checkKey(tag.key, `${what}[${i}].key`), checkValue(tag.value ?? "", `${what}[${i}].value`, LIMITS.experimentTagValueLength)];
+  });
+}
+
+/** A list of `{key, value}` params (a value is required; past the limit it is truncated, as MLflow's server does). */
 export function paramsOfList(list: unknown[]): [string, string][] {
   return list.map((item, i): [string, string] => {
     const param = (item ?? {}) as Partial<KeyValue>;
-    return [checkKey(param.key, `params[${i}].key`), checkValue(param.value, `params[${i}].value`, LIMITS.paramValueLength)];
+    return [checkKey(param.key, `params[${i}].key`), truncatedValue(param.value, `params[${i}].value`, LIMITS.paramValueLength)];
   });
 }
 

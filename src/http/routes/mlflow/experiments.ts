@@ -14,7 +14,7 @@ import {
   optionalString,
   orgOf,
   requiredString,
-  tagsOf,
+  experimentTagsOf,
 } from "./common.js";
 
 /** MLflow's experiments (Stepwise projects): create, get, search, rename, delete, restore, tags; and logged-models/search. */
@@ -25,7 +25,7 @@ export function experimentRoutes({ services: { mlflowExperiments: experiments } 
     post("/experiments/create", async (request) => {
       const fields = fieldsOf(request);
       const name = checkName(requiredString(fields, "name"), "name", NAME_LIMITS.projectName);
-      const tags = tagsOf(listOf(fields, "tags"), "tags");
+      const tags = experimentTagsOf(listOf(fields, "tags"), "tags");
       return { experiment_id: String(await experiments.create(orgOf(request), name, tags)) };
     });
 
@@ -70,7 +70,7 @@ export function experimentRoutes({ services: { mlflowExperiments: experiments } 
     post("/experiments/set-experiment-tag", async (request) => {
       const fields = fieldsOf(request);
       const project = await experiments.find(orgOf(request), fields.experiment_id);
-      const [tag] = tagsOf([{ key: fields.key, value: fields.value }], "tag");
+      const [tag] = experimentTagsOf([{ key: fields.key, value: fields.value }], "tag");
       await experiments.setTag(orgOf(request), project, tag!);
       return {};
     });

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { checkClientJson } from "../../../domain/json-text.js";
+import { parseDatasetInputs } from "../../../domain/mlflow/datasets.js";
 import { invalidParameter } from "../../../domain/mlflow/errors.js";
-import { checkBatchSizes, checkKey, checkName, checkValue, LIMITS, parseTime, toStepwiseStatus } from "../../../domain/mlflow/model.js";
+import { checkBatchSizes, checkKey, checkName, LIMITS, parseTime, toStepwiseStatus, truncatedValue } from "../../../domain/mlflow/model.js";
 import { checkTagWritable, newRunName, newRunTags } from "../../../domain/mlflow/tags.js";
 import { viewTypeOf } from "../../../domain/mlflow/views.js";
 import { NAME_LIMITS } from "../../../domain/names.js";
@@ -41,7 +42,7 @@ export function runRoutes({ store, clock, services: { mlflowRuns: runs, mlflowEx
         throw invalidParameter(`'user_id' exceeds the maximum length of ${LIMITS.userIdLength} characters`);
       const name = newRunName(optionalString(fields, "run_name"), tags, now);
       const createdAt = parseTime(Object.hasOwn(fields, "start_time") ? fields.start_time : undefined, "start_time", now);
-      const run = { name, mlflowTags: newRunTags(tags, name, userId), createdAt };
+      const run = { name, mlflowTags: newRunTags(tags, name), userId: userId ?? "", createdAt };
       return { run: runJson(await runs.create(orgOf(request), project, run, actorOf(request.auth), now), []) };
     });
 
@@ -105,7 +106,7 @@ export function runRoutes({ store, clock, services: { mlflowRuns: runs, mlflowEx
       const fields = fieldsOf(request);
       const run = await runs.findRef(orgOf(request), runIdOf(fields));
       const key = checkKey(fields.key, "key");
-      const value = checkValue(fields.value, "value", LIMITS.paramValueLength);
+      const value = truncatedValue(fields.value, "value", LIMITS.paramValueLength);
       await runs.logBatch(orgOf(request), run, { params: [[key, value]], tags: [], metrics: [] });
       return {};
     });
@@ -143,7 +144,7 @@ export function runRoutes({ store, clock, services: { mlflowRuns: runs, mlflowEx
     post("/runs/log-inputs", async (request) => {
       const fields = fieldsOf(request);
       const run = await runs.findActive(orgOf(request), runIdOf(fields));
-      await runs.logInputs(orgOf(request), run, listOf(fields, "datasets"));
+      await runs.logInputs(orgOf(request), run, parseDatasetInputs(listOf(fields, "datasets")));
       return {};
     });
 
