@@ -1,5 +1,6 @@
 import { DomainError } from "../domain/errors.js";
 import { doesNotExist, invalidParameter, MlflowError } from "../domain/mlflow/errors.js";
+import { DEFAULT_EXPERIMENT_NAME, experimentIdOf } from "../domain/mlflow/ids.js";
 import { applyTags } from "../domain/mlflow/model.js";
 import { type Clause, compareKeys, compileClause, type OrderTerm, type SortValue } from "../domain/mlflow/search.js";
 import { withoutTag } from "../domain/mlflow/tags.js";
@@ -7,7 +8,7 @@ import { deletedAtAfter, inView, type ViewType } from "../domain/mlflow/views.js
 import { encodePageToken, pageTokenCount } from "../domain/page-token.js";
 import type { Clock } from "../domain/time.js";
 import type { MlflowProject, Store } from "../store/store.js";
-import { findExperiment, updateProjectMlflow } from "./mlflow.js";
+import { defaultExperiment, findExperiment, updateProjectMlflow } from "./mlflow.js";
 
 /** An experiment search, its filter and order parsed (parseFilter and parseOrderBy with EXPERIMENT_ATTRIBUTES). */
 export interface ExperimentSearch {
@@ -23,7 +24,7 @@ function experimentValue(project: MlflowProject, entity: string, key: string): s
   if (entity === "tag") return new Map(project.mlflowTags).get(key);
   if (entity !== "attribute") return undefined;
   if (key === "name") return project.name;
-  if (key === "experiment_id") return String(project.id);
+  if (key === "experiment_id") return experimentIdOf(project.id, project.defaultExperiment);
   return key === "creation_time" ? project.createdAt : project.updatedAt;
 }
 
@@ -40,16 +41,21 @@ function nameTaken(name: string) {
 export class MlflowExperiments {
   constructor(private readonly deps: { store: Store; clock: Clock }) {}
 
-  /** Creates the experiment (a project) with its tags; returns its ID. */
-  async create(orgId: string, name: string, tags: [string, string][]): Promise<number> {
+  /**
+   * Creates the experiment (a project) with its tags; returns its experiment ID. The name "Default"
+   * is the default experiment's until it is renamed, as on MLflow's server, where it exists from the start.
+   */
+  async create(orgId: string, name: string, tags: [string, string][]): Promise<string> {
     const { store, clock } = this.deps;
+    if (name === DEFAULT_EXPERIMENT_NAME) await defaultExperiment(store, orgId);
     const project = await store.createProject(orgId, name, clock.now()).catch(nameTaken(name));
     if (tags.length > 0)
       await updateProjectMlflow(store, orgId, project.id, (s) => ({ ...s, mlflowTags: applyTags(s.mlflowTags, tags) }), clock.now());
-    return project.id;
+    return experimentIdOf(project.id, false);
   }
 
   async getByName(orgId: string, name: string): Promise<MlflowProject> {
+    if (name === DEFAULT_EXPERIMENT_NAME) await defaultExperiment(this.deps.store, orgId);
     const project = await this.deps.store.getMlflowProjectByName(orgId, name);
     if (!project) throw doesNotExist(`Could not find experiment with name '${name}'`);
     return project;
@@ -59,6 +65,8 @@ export class MlflowExperiments {
   async search(orgId: string, request: ExperimentSearch): Promise<{ experiments: MlflowProject[]; nextPageToken?: string }> {
     const { clauses, terms, maxResults, viewType } = request;
     const offset = request.pageToken ? pageTokenCount(request.pageToken, "offset") : 0;
+    // Every organization has the default experiment: it is listed like any other.
+    await defaultExperiment(this.deps.store, orgId);
     const tests = clauses.map((clause) => ({ clause, test: compileClause(clause) }));
     for (const clause of clauses)
       if (clause.entity !== "tag" && clause.entity !== "attribute")
@@ -66,7 +74,12 @@ export class MlflowExperiments {
     const projects = (await this.deps.store.listMlflowProjects(orgId)).filter(
       (p) => inView(p.deletedAt, viewType) && tests.every(({ clause, test }) => test(experimentValue(p, clause.entity, clause.key))),
     );
-    const keyOf = (p: MlflowProject): SortValue[] => [...terms.map((t) => experimentValue(p, t.entity, t.key) ?? null), p.createdAt, p.id];
+    // Ties: newest first, then by experiment ID as a number ("0", the default, first), as MLflow's server.
+    const keyOf = (p: MlflowProject): SortValue[] => [
+      ...terms.map((t) => experimentValue(p, t.entity, t.key) ?? null),
+      p.createdAt,
+      Number(experimentIdOf(p.id, p.defaultExperiment)),
+    ];
     const keys = new Map(projects.map((p) => [p.id, keyOf(p)]));
     projects.sort((a, b) => compareKeys(keys.get(a.id)!, keys.get(b.id)!, terms));
     const more = offset + maxResults < projects.length;
@@ -101,7 +114,7 @@ export class MlflowExperiments {
 
   async deleteTag(orgId: string, project: MlflowProject, key: string): Promise<void> {
     const { store, clock } = this.deps;
-    const missing = () => doesNotExist(`No tag with name: ${key} in experiment ${project.id}`);
+    const missing = () => doesNotExist(`No tag with name: ${key} in experiment ${experimentIdOf(project.id, project.defaultExperiment)}`);
     await updateProjectMlflow(store, orgId, project.id, (s) => ({ ...s, mlflowTags: withoutTag(s.mlflowTags, key, missing) }), clock.now());
   }
 

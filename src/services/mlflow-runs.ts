@@ -1,6 +1,7 @@
 import { DomainError } from "../domain/errors.js";
 import { doesNotExist, invalidParameter } from "../domain/mlflow/errors.js";
 import { type DatasetInput, withDatasetInputs } from "../domain/mlflow/datasets.js";
+import { experimentIdOf } from "../domain/mlflow/ids.js";
 import { applyParams, applyTags } from "../domain/mlflow/model.js";
 import { checkTagWritable, nameFrom, renamedTags, withLoggedModel, withoutTag } from "../domain/mlflow/tags.js";
 import { deletedAtAfter } from "../domain/mlflow/views.js";
@@ -80,7 +81,9 @@ export class MlflowRuns {
     } catch (error) {
       // The store refuses a deleted project inside its transaction (checkProjectTakesRuns), in MLflow's words here.
       if (error instanceof DomainError && error.code === "CONFLICT")
-        throw invalidParameter(`The experiment ${project.id} must be in the 'active' state. Current state is deleted.`);
+        throw invalidParameter(
+          `The experiment ${experimentIdOf(project.id, project.defaultExperiment)} must be in the 'active' state. Current state is deleted.`,
+        );
       throw error;
     }
     return this.read(orgId, created);

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { doesNotExist, invalidParameter } from "../domain/mlflow/errors.js";
-import { isMlflowRunId, parseExperimentId } from "../domain/mlflow/ids.js";
+import { experimentIdOf, isMlflowRunId, parseExperimentId } from "../domain/mlflow/ids.js";
 import { artifactUri, LIMITS, paramsOf, runsWithinMetricBudget, toMlflowStatus } from "../domain/mlflow/model.js";
 import {
   compareKeys,
@@ -39,13 +39,30 @@ import { lastPoint } from "./series-end.js";
  * return MLflow's fields.
  */
 
+/**
+ * The experiment an ID names in the organization (RESOURCE_DOES_NOT_EXIST when none): "0" is its
+ * default experiment, which every organization has, as on MLflow's server (defaultExperiment).
+ */
 export async function findExperiment(store: Store, orgId: string, experimentId: unknown): Promise<MlflowProject> {
   if (typeof experimentId !== "string" || experimentId === "")
     throw invalidParameter("Missing value for required parameter 'experiment_id'");
-  const id = parseExperimentId(experimentId);
-  const project = id === undefined ? undefined : await store.getMlflowProject(orgId, id);
+  const ref = parseExperimentId(experimentId);
+  const project = !ref
+    ? undefined
+    : ref.default
+      ? await defaultExperiment(store, orgId)
+      : await store.getMlflowProject(orgId, ref.projectId);
   if (!project) throw doesNotExist(`No Experiment with id=${experimentId} exists`);
   return project;
+}
+
+/**
+ * The organization's default experiment, made the first time MLflow's protocol needs it: a read
+ * once it exists, one write transaction the first time (Store.createMlflowDefaultProject, which
+ * makes one default of concurrent first requests).
+ */
+export async function defaultExperiment(store: Store, orgId: string): Promise<MlflowProject> {
+  return (await store.getMlflowDefaultProject(orgId)) ?? (await store.createMlflowDefaultProject(orgId));
 }
 
 export async function findRun(store: Store, orgId: string, runId: unknown): Promise<MlflowRun> {
@@ -202,7 +219,7 @@ export async function searchRuns(
     ]);
     const metrics = new Map<string, Map<number, number>>();
     for (const name of metricNames) metrics.set(name, await latestValues(store, orgId, project.id, name));
-    const reader = valueReader(project.id, metrics, inputs);
+    const reader = valueReader(experimentIdOf(project.id, project.defaultExperiment), metrics, inputs);
     for (const candidate of candidates) {
       if (!inView(candidate.deletedAt, request.viewType)) continue;
       const values = reader(candidate);
@@ -251,7 +268,7 @@ async function latestValues(store: Store, orgId: string, projectId: number, name
 const sortValue = (value: ClauseValue): SortValue => (value === undefined || Array.isArray(value) ? null : (value as number | string));
 
 /** How a clause or order term reads a run's value: undefined when the run has none; a list for a `datasets.` clause. */
-function valueReader(projectId: number, metrics: Map<string, Map<number, number>>, inputs: Map<number, Json>) {
+function valueReader(experimentId: string, metrics: Map<string, Map<number, number>>, inputs: Map<number, Json>) {
   return (candidate: MlflowCandidate) => {
     let params: Map<string, string> | undefined;
     let tags: Map<string, string> | undefined;
@@ -270,13 +287,13 @@ function valueReader(projectId: number, metrics: Map<string, Map<number, number>
           tags ??= new Map(candidate.mlflowTags);
           return tags.get(key);
         default:
-          return attributeOf(candidate, projectId, key);
+          return attributeOf(candidate, experimentId, key);
       }
     };
   };
 }
 
-function attributeOf(candidate: MlflowCandidate, projectId: number, key: string): number | string | undefined {
+function attributeOf(candidate: MlflowCandidate, experimentId: string, key: string): number | string | undefined {
   switch (key) {
     case "run_id":
       return candidate.mlflowId;
@@ -291,7 +308,7 @@ function attributeOf(candidate: MlflowCandidate, projectId: number, key: string)
     case "end_time":
       return isTerminal(candidate.status) && candidate.statusUpdated !== null ? candidate.statusUpdated : undefined;
     case "artifact_uri":
-      return artifactUri(projectId, candidate.mlflowId);
+      return artifactUri(experimentId, candidate.mlflowId);
     default:
       return undefined;
   }

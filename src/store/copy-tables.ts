@@ -51,6 +51,7 @@ export const COPY_TABLES: readonly CopyTable[] = [
     updated_at: "integer",
     mlflow_tags: "json",
     deleted_at: "integer",
+    mlflow_default: "integer",
   }),
   // A fork's parent has a lower ID than the fork, so key order also satisfies forked_from_run_id.
   t("runs", ["id"], {

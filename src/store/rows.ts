@@ -91,6 +91,7 @@ export interface ProjectWithCountRow {
 /** A project's row with MLflow's columns (ProjectMlflowFields). */
 export interface MlflowProjectRow extends ProjectWithCountRow {
   mlflow_tags: string;
+  mlflow_default: number;
 }
 
 const PROJECT_WITH_COUNT_COLUMNS = `p.id, p.name, p.run_prefix, p.created_at, p.updated_at,
@@ -108,8 +109,12 @@ const projectFields = (row: ProjectWithCountRow): Project => ({
 
 /** An experiment: the project with MLflow's fields (MlflowStore's reads). */
 export const MLFLOW_PROJECT_READ: RecordRead<MlflowProjectRow, MlflowProject> = {
-  select: `SELECT ${PROJECT_WITH_COUNT_COLUMNS}, p.mlflow_tags FROM projects p`,
-  toRecord: (row) => Object.assign(projectFields(row), { mlflowTags: JSON.parse(row.mlflow_tags) as [string, string][] }),
+  select: `SELECT ${PROJECT_WITH_COUNT_COLUMNS}, p.mlflow_tags, p.mlflow_default FROM projects p`,
+  toRecord: (row) =>
+    Object.assign(projectFields(row), {
+      mlflowTags: JSON.parse(row.mlflow_tags) as [string, string][],
+      defaultExperiment: row.mlflow_default === 1,
+    }),
 };
 
 /** A project as ProjectStore reads it: no MLflow column. */
@@ -148,12 +153,13 @@ export interface MlflowRunRow extends RunRow {
   mlflow_tags: string;
   mlflow_user_id: string;
   mlflow_inputs: string | null;
+  project_mlflow_default: number;
 }
 
 const RUN_COLUMNS = `r.id, r.project_id, p.name AS project_name, r.name, r.number, r.display_id, r.external_id, r.status,
          r.tags, r.notes, r.config, r.system_metadata, r.logger_settings, r.status_metadata, r.created_at,
          r.updated_at, r.status_updated, r.heartbeat_at, r.forked_from_run_id, r.fork_step, r.deleted_at`;
-const RUN_MLFLOW_COLUMNS = "r.mlflow_id, r.mlflow_tags, r.mlflow_user_id, r.mlflow_inputs";
+const RUN_MLFLOW_COLUMNS = "r.mlflow_id, r.mlflow_tags, r.mlflow_user_id, r.mlflow_inputs, p.mlflow_default AS project_mlflow_default";
 const RUNS_WITH_PROJECT = "FROM runs r JOIN projects p ON p.id = r.project_id";
 
 function runFields(row: RunRow): Run {
@@ -193,6 +199,7 @@ export const MLFLOW_RUN_READ: RecordRead<MlflowRunRow, MlflowRun> = {
       mlflowTags: JSON.parse(row.mlflow_tags) as [string, string][],
       mlflowUserId: row.mlflow_user_id,
       mlflowInputs: fromJsonText<Json>(row.mlflow_inputs),
+      inDefaultExperiment: row.project_mlflow_default === 1,
     }),
 };
 

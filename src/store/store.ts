@@ -76,6 +76,16 @@ export interface MlflowStore {
   getMlflowProjectByName(orgId: string, name: string): Promise<MlflowProject | undefined>;
   /** Every experiment of the organization (deleted ones too), by name. */
   listMlflowProjects(orgId: string): Promise<MlflowProject[]>;
+  /** The organization's default experiment (MLflow's experiment "0"), or undefined while it has none. */
+  getMlflowDefaultProject(orgId: string): Promise<MlflowProject | undefined>;
+  /**
+   * The organization's default experiment, made if it has none yet: its project named "Default" is
+   * adopted as it is, or, when there is none, that project is created empty, dated from the
+   * organization's creation (MLflow's server makes its default before any other experiment).
+   * Concurrent calls return one project: an organization never has two defaults, and the default,
+   * once marked, stays (renamed or deleted, it is still experiment "0").
+   */
+  createMlflowDefaultProject(orgId: string): Promise<MlflowProject>;
   /**
    * Reads the project's MLflow state under a lock, applies `change` (a pure rule, which may throw a
    * DomainError: then nothing is written) and stores the result. A name taken by another project
@@ -126,6 +136,8 @@ export interface RunMlflowFields {
   mlflowUserId: string;
   /** The dataset inputs MLflow's client logged (log-inputs), one per dataset name and digest; null when none. */
   mlflowInputs: Json | null;
+  /** Whether the run's project is its organization's default experiment (MLflow's experiment "0", ProjectMlflowFields). */
+  inDefaultExperiment: boolean;
 }
 
 /** A run as MLflow's protocol reads it (MlflowStore). */
@@ -135,6 +147,11 @@ export type MlflowRun = Run & RunMlflowFields;
 export interface ProjectMlflowFields {
   /** MLflow's experiment tags, in the order first set. */
   mlflowTags: [string, string][];
+  /**
+   * Whether the project is its organization's default experiment, MLflow's experiment "0"
+   * (domain/mlflow/ids.ts maps experiment IDs). An organization has one at most.
+   */
+  defaultExperiment: boolean;
 }
 
 /** A project as MLflow's protocol reads it: an experiment (MlflowStore). */

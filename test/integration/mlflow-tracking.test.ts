@@ -93,10 +93,11 @@ describe("MLflow's tracking API", () => {
     const ids = [];
     for (const name of ["alpha", "beta", "gamma"]) ids.push(await createExperiment(own, name));
     await own.post(`${API}/experiments/set-experiment-tag`, { experiment_id: ids[1], key: "k", value: "v" });
+    // Every organization has MLflow's default experiment, "Default", listed like the others.
     const byName = await own.post(`${API}/experiments/search`, { filter: "name LIKE '%a%'", order_by: ["name DESC"] });
     assert.deepEqual(
       byName.body.experiments.map((e: { name: string }) => e.name),
-      ["gamma", "beta", "alpha"],
+      ["gamma", "beta", "alpha", "Default"],
     );
     const byTag = await own.post(`${API}/experiments/search`, { filter: "tags.k = 'v'" });
     assert.deepEqual(
@@ -111,7 +112,7 @@ describe("MLflow's tracking API", () => {
     });
     assert.deepEqual(
       [...first.body.experiments, ...second.body.experiments].map((e: { name: string }) => e.name),
-      ["alpha", "beta", "gamma"],
+      ["Default", "alpha", "beta", "gamma"],
     );
     assert.equal(second.body.next_page_token, undefined);
     const bad = await own.post(`${API}/experiments/search`, { filter: "name = " });
@@ -601,7 +602,14 @@ describe("MLflow's tracking API", () => {
     }
     const name = (await client.get(`${API}/experiments/get`, { experiment_id: experimentId })).body.experiment.name;
     assert.equal((await other.get(`${API}/experiments/get-by-name`, { experiment_name: name })).status, 404);
-    assert.deepEqual((await other.post(`${API}/experiments/search`, {})).body.experiments ?? [], []);
+    assert.deepEqual(
+      ((await other.post(`${API}/experiments/search`, {})).body.experiments ?? []).map((e: { experiment_id: string; name: string }) => [
+        e.experiment_id,
+        e.name,
+      ]),
+      [["0", "Default"]],
+      "only its own default experiment",
+    );
     const run = await getRun(client, runId);
     assert.deepEqual(
       [run.info.status, run.info.lifecycle_stage, run.data.params, asMap(run.data.tags).get("t"), run.data.metrics.length],

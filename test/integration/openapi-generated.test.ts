@@ -177,6 +177,9 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
     const downloadUrl = new URL((await client.get("/api/runs/files", run)).body.files[0].url);
     for (const url of [uploadUrl, downloadUrl]) signed.set(url.pathname.split("/").slice(0, 3).join("/"), new Map(url.searchParams));
     const fileId = Number(uploadUrl.pathname.split("/")[3]);
+    // The fixture run's MLflow IDs: its project's experiment ID, and its run ID.
+    const experimentId = String((await client.get("/api/runs/projects")).body.projects[0].id);
+    const mlflowRunId = (await client.post("/api/2.0/mlflow/runs/search", { experiment_ids: [experimentId] })).body.runs[0].info.run_id;
 
     for (const [name, value] of Object.entries({
       runId: run.runId,
@@ -190,6 +193,8 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
       fileName: "f.png",
       forkStep: 0,
       logName: "loss",
+      experimentId,
+      mlflowRunId,
     })) {
       fixtures.set(name, value);
     }

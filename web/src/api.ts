@@ -115,6 +115,10 @@ export const api = {
   metricNames: (projectName: string, runIds?: number[], search?: string) =>
     get<T.MetricNames>("/api/runs/metric-names", { projectName, runIds: runIds?.join(","), search, limit: 500 }),
   run: (runId: number) => get<T.RunDetails>(`/api/runs/details/${runId}`),
+  /** The run an MLflow run ID names (the links MLflow's client prints). */
+  runByMlflowId: (mlflowRunId: string) => get<T.RunDetails>(`/api/runs/details/by-mlflow-id/${encodeURIComponent(mlflowRunId)}`),
+  /** The project an MLflow experiment ID names ("0": the organization's default experiment). */
+  projectByMlflowId: (experimentId: string) => get<T.Project>(`/api/runs/projects/by-mlflow-id/${encodeURIComponent(experimentId)}`),
   statistics: (ref: RunRef) => get<T.Statistics>("/api/runs/statistics", { ...ref }),
   metrics: (ref: RunRef, logName: string, window: T.MetricWindow = {}) =>
     get<T.MetricPoints>("/api/runs/metrics", { ...ref, logName, ...window }),

@@ -3,9 +3,11 @@
 import { useEffect, useState } from "preact/hooks";
 import { apiKey, onKeyRejected } from "./api.ts";
 import { ConnectionNotice } from "./components/common.tsx";
+import { parseMlflowLink } from "./lib/mlflow-links.ts";
 import { Link, navigate, useLocation } from "./router.tsx";
 import { ComparePage } from "./views/compare.tsx";
 import { LeaderboardPage } from "./views/leaderboard.tsx";
+import { MlflowLinkPage } from "./views/mlflow-link.tsx";
 import { ProjectsPage } from "./views/projects.tsx";
 import { RunPage } from "./views/run.tsx";
 import { RunsPage } from "./views/runs.tsx";
@@ -16,7 +18,10 @@ function Redirect({ to }: { to: string }) {
   return null;
 }
 
-function View({ path, query }: { path: string; query: URLSearchParams }) {
+function View({ path, query, hash }: { path: string; query: URLSearchParams; hash: string }) {
+  // A link MLflow's client printed (`/#/experiments/<id>/runs/<run id>`) opens the page it names.
+  const link = parseMlflowLink(hash);
+  if (link) return <MlflowLinkPage key={hash} link={link} />;
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   if (parts[0] !== "projects") return <Redirect to="/projects" />;
   const [, projectName, section, runId] = parts;
@@ -61,7 +66,8 @@ export function App() {
         onSignedIn={() => {
           setRejection(undefined);
           setSignedIn(true);
-          if (location.path === "/signin" || location.path === "/") navigate("/projects", { replace: true });
+          const opensLink = parseMlflowLink(location.hash) !== undefined;
+          if ((location.path === "/signin" || location.path === "/") && !opensLink) navigate("/projects", { replace: true });
         }}
       />
     );
@@ -89,7 +95,7 @@ export function App() {
       </header>
       <ConnectionNotice />
       <main id="main">
-        <View path={location.path} query={location.query} />
+        <View path={location.path} query={location.query} hash={location.hash} />
       </main>
     </>
   );

@@ -6,13 +6,20 @@ import { useEffect, useState } from "preact/hooks";
 export interface Location {
   path: string;
   query: URLSearchParams;
+  /** The URL's fragment with its `#` ("" when none): MLflow's client prints links in it (lib/mlflow-links.ts). */
+  hash: string;
 }
 
 const listeners = new Set<() => void>();
-const current = (): Location => ({ path: window.location.pathname, query: new URLSearchParams(window.location.search) });
+const current = (): Location => ({
+  path: window.location.pathname,
+  query: new URLSearchParams(window.location.search),
+  hash: window.location.hash,
+});
 
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
-  if (to === window.location.pathname + window.location.search) return;
+  // The hash counts: a link MLflow's client printed (`/#/experiments/...`) is replaced even by its own path.
+  if (to === window.location.pathname + window.location.search + window.location.hash) return;
   if (options.replace) history.replaceState(null, "", to);
   else history.pushState(null, "", to);
   for (const listener of listeners) listener();
@@ -39,9 +46,11 @@ export function useLocation(): Location {
     const update = () => setLocation(current());
     listeners.add(update);
     window.addEventListener("popstate", update);
+    window.addEventListener("hashchange", update);
     return () => {
       listeners.delete(update);
       window.removeEventListener("popstate", update);
+      window.removeEventListener("hashchange", update);
     };
   }, []);
   return location;

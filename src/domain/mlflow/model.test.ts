@@ -3,7 +3,7 @@ import { MAX_EPOCH_MS } from "../time.js";
 import { describe, it } from "node:test";
 import { listDirectory, normalizeArtifactPath, parseArtifactPath } from "./artifacts.js";
 import { MlflowError } from "./errors.js";
-import { isMlflowRunId, newMlflowRunId, parseExperimentId } from "./ids.js";
+import { experimentIdOf, isMlflowRunId, namesProject, newMlflowRunId, parseExperimentId } from "./ids.js";
 import {
   applyParams,
   applyTags,
@@ -177,8 +177,10 @@ describe("MLflow's model on Stepwise's", () => {
   it("makes and recognizes IDs", () => {
     assert.ok(isMlflowRunId(newMlflowRunId()));
     assert.equal(isMlflowRunId("A".repeat(32)), false);
-    assert.equal(parseExperimentId("12"), 12);
-    assert.deepEqual(["0", "01", "-1", "1.5", "x", "99999999999999999"].map(parseExperimentId), [
+    assert.deepEqual(parseExperimentId("12"), { default: false, projectId: 12 });
+    assert.deepEqual(parseExperimentId("0"), { default: true });
+    assert.deepEqual(["00", "01", "-1", "1.5", "x", "", "99999999999999999"].map(parseExperimentId), [
+      undefined,
       undefined,
       undefined,
       undefined,
@@ -186,6 +188,23 @@ describe("MLflow's model on Stepwise's", () => {
       undefined,
       undefined,
     ]);
+  });
+
+  it('maps the default experiment to "0" and every other project to its ID, both ways', () => {
+    assert.deepEqual([experimentIdOf(7, true), experimentIdOf(7, false), experimentIdOf(12, false)], ["0", "7", "12"]);
+    for (const [projectId, isDefault] of [
+      [7, true],
+      [7, false],
+      [12, false],
+    ] as const) {
+      const ref = parseExperimentId(experimentIdOf(projectId, isDefault))!;
+      assert.equal(ref.default ? isDefault : ref.projectId === projectId, true, "parse reads back what experimentIdOf renders");
+    }
+    assert.equal(namesProject("0", 7, true), true);
+    assert.equal(namesProject("7", 7, true), true, "the default also answers to its project's ID");
+    assert.equal(namesProject("0", 7, false), false, '"0" names only the default');
+    assert.equal(namesProject("8", 7, false), false);
+    assert.equal(namesProject("x", 7, true), false);
   });
 
   it("maps artifact paths and lists directories", () => {

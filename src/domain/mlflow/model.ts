@@ -268,6 +268,6 @@ export function parseTime(value: unknown, what: string, fallback?: number): numb
 }
 
 /** The artifact root of an MLflow run, under the artifact proxy (`mlflow-artifacts:/<experiment>/<run>/artifacts`). */
-export function artifactUri(experimentId: number, mlflowRunId: string): string {
+export function artifactUri(experimentId: string, mlflowRunId: string): string {
   return `mlflow-artifacts:/${experimentId}/${mlflowRunId}/artifacts`;
 }

@@ -2,7 +2,17 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { RouteDeps } from "../deps.js";
 import { toIso } from "../../domain/time.js";
 import { STANDARD_ERRORS } from "../schemas/common.js";
-import { ProjectsResponse, SlugResponse, ValidateKeyResponse } from "../schemas/projects.js";
+import { MlflowExperimentIdParams, ProjectItem, ProjectsResponse, SlugResponse, ValidateKeyResponse } from "../schemas/projects.js";
+import { projectOfExperimentId } from "../../services/mlflow-links.js";
+import type { Project } from "../../store/store.js";
+
+const projectItem = (p: Project) => ({
+  id: p.id,
+  name: p.name,
+  createdAt: toIso(p.createdAt),
+  updatedAt: toIso(p.updatedAt),
+  runCount: p.runCount,
+});
 
 /** The organization of the key: its projects, and the key checks clients use to log in. */
 export function projectRoutes({ store }: RouteDeps): FastifyPluginAsyncTypebox {
@@ -12,16 +22,20 @@ export function projectRoutes({ store }: RouteDeps): FastifyPluginAsyncTypebox {
       { schema: { tags: ["projects"], response: { 200: ProjectsResponse, ...STANDARD_ERRORS } } },
       async (request) => {
         const projects = await store.listProjects(request.auth.orgId);
-        return {
-          projects: projects.map((p) => ({
-            id: p.id,
-            name: p.name,
-            createdAt: toIso(p.createdAt),
-            updatedAt: toIso(p.updatedAt),
-            runCount: p.runCount,
-          })),
-        };
+        return { projects: projects.map(projectItem) };
       },
+    );
+
+    app.get(
+      "/api/runs/projects/by-mlflow-id/:experimentId",
+      {
+        schema: {
+          tags: ["projects"],
+          params: MlflowExperimentIdParams,
+          response: { 200: ProjectItem, ...STANDARD_ERRORS },
+        },
+      },
+      async (request) => projectItem(await projectOfExperimentId(store, request.auth.orgId, request.params.experimentId)),
     );
 
     app.get(

@@ -3,6 +3,7 @@ import type { Static } from "typebox";
 import { invalidInput, runNotFound } from "../../domain/errors.js";
 import { decodeRunId } from "../../domain/ids.js";
 import type { RouteDeps } from "../deps.js";
+import { runOfMlflowRunId } from "../../services/mlflow-links.js";
 import { getRunByDisplayId } from "../../services/run-lookup.js";
 import { toAlert, toRunDetails, toStatusEvent } from "../presenters.js";
 import { RunIdQuery, STANDARD_ERRORS } from "../schemas/common.js";
@@ -13,6 +14,7 @@ import {
   DisplayIdParams,
   DisplayIdQuery,
   EncodedRunIdParams,
+  MlflowRunIdParams,
   ModelGraphResponse,
   NumericRunIdParams,
   RunDetails,
@@ -50,6 +52,16 @@ export function runDetailRoutes({ store }: RouteDeps): FastifyPluginAsyncTypebox
         const { orgId } = request.auth;
         const run = await getRunByDisplayId(store, orgId, request.params.displayId, request.query.projectName);
         return toRunDetails(run, await store.listLogNames(orgId, run.id));
+      },
+    );
+
+    app.get(
+      "/api/runs/details/by-mlflow-id/:mlflowRunId",
+      { schema: { tags, params: MlflowRunIdParams, response: { 200: RunDetails, ...STANDARD_ERRORS } } },
+      async (request) => {
+        const { orgId } = request.auth;
+        const run = await runOfMlflowRunId(store, orgId, request.params.mlflowRunId);
+        return toRunDetails(run, await store.listLogNames(orgId, run.id), await store.listForks(orgId, run.id));
       },
     );
 

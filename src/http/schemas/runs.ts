@@ -182,5 +182,11 @@ export const RunDetailsByDisplayId = Type.Object(runDetailsFields);
 export const DisplayIdParams = Type.Object({ displayId: Type.String({ minLength: 1, maxLength: 300 }) });
 export const DisplayIdQuery = Type.Object({ projectName: Type.Optional(ProjectName) });
 export const NumericRunIdParams = Type.Object({ runId: RunId });
+export const MlflowRunIdParams = Type.Object({
+  mlflowRunId: Type.String({
+    pattern: "^[0-9a-f]{32}$",
+    description: "An MLflow run ID (32 lowercase hex digits), as MLflow's client prints it.",
+  }),
+});
 export const EncodedRunIdParams = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 64, examples: [encodeRunId(1)] }) });
 export const DecodedRunIdResponse = Type.Object({ runId: Type.Integer() });

@@ -21,6 +21,10 @@ export async function listMlflowProjects(sql: Sql, orgId: string): Promise<Mlflo
   return projectsOf(sql, MLFLOW_PROJECT_READ, orgId);
 }
 
+export async function getMlflowDefaultProject(sql: Sql, orgId: string): Promise<MlflowProject | undefined> {
+  return readOne(sql, MLFLOW_PROJECT_READ, "WHERE p.org_id = $1 AND p.mlflow_default = 1", [orgId]);
+}
+
 export async function getMlflowRunRef(sql: Sql, orgId: string, mlflowId: string): Promise<MlflowRunRef | undefined> {
   const found = await row<{ id: number; mlflow_id: string; deleted_at: number | null }>(
     sql,

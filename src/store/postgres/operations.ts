@@ -6,11 +6,11 @@ import type { Async } from "../workflow.js";
 import { fileValues, type UpsertedFile } from "../workflows/run-writes.js";
 import { newRunValues, statusEventValues } from "../workflows/run-lifecycle.js";
 import { row, rows, run, type Sql } from "./db.js";
-import { getOrCreateProjectRow, getProject, takeRunNumber } from "./projects.js";
+import { getOrCreateProjectRow, getProject, getProjectByName, takeRunNumber } from "./projects.js";
 import { insertLogNames, touchHeartbeat, writeRunColumn } from "./run-attributes.js";
 import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
-import { getMlflowProject, getMlflowRun } from "./mlflow.js";
+import { getMlflowDefaultProject, getMlflowProject, getMlflowRun } from "./mlflow.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { postgresMetricWrites } from "./metrics.js";
 
@@ -188,6 +188,13 @@ export function postgresOperations(sql: Sql): Async<Operations> {
           [orgId, name, runPrefix, now, now],
         )
       )?.id,
+    getProjectByName: (orgId, name) => getProjectByName(sql, orgId, name),
+    getMlflowDefaultProject: (orgId) => getMlflowDefaultProject(sql, orgId),
+    markMlflowDefaultProject: async (orgId, projectId) => {
+      await run(sql, "UPDATE projects SET mlflow_default = 1 WHERE org_id = $1 AND id = $2", [orgId, projectId]);
+    },
+    organizationCreatedAt: async (orgId) =>
+      (await row<{ created_at: number }>(sql, "SELECT created_at FROM organizations WHERE id = $1", [orgId]))?.created_at,
     writeProjectMlflow: async (projectId, state, now) => {
       await run(sql, "UPDATE projects SET name = $1, mlflow_tags = $2, deleted_at = $3, updated_at = $4 WHERE id = $5", [
         state.name,

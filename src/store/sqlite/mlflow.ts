@@ -20,6 +20,10 @@ export function listMlflowProjects(s: Statements, orgId: string): MlflowProject[
   return projectsOf(s, MLFLOW_PROJECT_READ, orgId);
 }
 
+export function getMlflowDefaultProject(s: Statements, orgId: string): MlflowProject | undefined {
+  return readOne(s, MLFLOW_PROJECT_READ, "WHERE p.org_id = ? AND p.mlflow_default = 1", orgId);
+}
+
 export function getMlflowRunRef(s: Statements, orgId: string, mlflowId: string): MlflowRunRef | undefined {
   const row = s.get("SELECT id, mlflow_id, deleted_at FROM runs WHERE org_id = ? AND mlflow_id = ?").get(orgId, mlflowId) as
     | { id: number; mlflow_id: string; deleted_at: number | null }

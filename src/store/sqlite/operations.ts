@@ -6,10 +6,10 @@ import { fileValues, type UpsertedFile } from "../workflows/run-writes.js";
 import { newRunValues, statusEventValues } from "../workflows/run-lifecycle.js";
 import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
-import { getMlflowProject, getMlflowRun } from "./mlflow.js";
+import { getMlflowDefaultProject, getMlflowProject, getMlflowRun } from "./mlflow.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { sqliteMetricWrites } from "./metrics.js";
-import { getOrCreateProjectRow, getProject } from "./projects.js";
+import { getOrCreateProjectRow, getProject, getProjectByName } from "./projects.js";
 import { touchHeartbeat, writeRunColumn } from "./run-attributes.js";
 import type { Statements } from "./statements.js";
 
@@ -166,6 +166,13 @@ export function sqliteOperations(s: Statements): Operations {
           )
           .get(orgId, name, runPrefix, now, now) as { id: number } | undefined
       )?.id,
+    getProjectByName: (orgId, name) => getProjectByName(s, orgId, name),
+    getMlflowDefaultProject: (orgId) => getMlflowDefaultProject(s, orgId),
+    markMlflowDefaultProject: (orgId, projectId) => {
+      s.get("UPDATE projects SET mlflow_default = 1 WHERE org_id = ? AND id = ?").run(orgId, projectId);
+    },
+    organizationCreatedAt: (orgId) =>
+      (s.get("SELECT created_at FROM organizations WHERE id = ?").get(orgId) as { created_at: number } | undefined)?.created_at,
     writeProjectMlflow: (projectId, state, now) => {
       s.get("UPDATE projects SET name = ?, mlflow_tags = ?, deleted_at = ?, updated_at = ? WHERE id = ?").run(
         state.name,

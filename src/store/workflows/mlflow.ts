@@ -1,5 +1,6 @@
 import { DomainError } from "../../domain/errors.js";
 import { displayPrefix } from "../../domain/ids.js";
+import { DEFAULT_EXPERIMENT_NAME } from "../../domain/mlflow/ids.js";
 import type { Json } from "../../domain/merge.js";
 import { conflictOnUnique } from "../conflicts.js";
 import { toJsonText } from "../rows.js";
@@ -23,6 +24,14 @@ export interface MlflowOperations {
   getMlflowProject(orgId: string, projectId: number, lock: boolean): MlflowProject | undefined;
   /** The new project's ID; undefined when the organization has a project of that name. */
   insertProject(orgId: string, name: string, runPrefix: string, now: number): number | undefined;
+  /** The organization's project of that name, as ProjectStore reads it. */
+  getProjectByName(orgId: string, name: string): Project | undefined;
+  /** The organization's default experiment (the project marked as its default), read in the transaction. */
+  getMlflowDefaultProject(orgId: string): MlflowProject | undefined;
+  /** Marks the project as its organization's default; throws the engine's unique violation when another one is. */
+  markMlflowDefaultProject(orgId: string, projectId: number): void;
+  /** When the organization was created; undefined when it does not exist. */
+  organizationCreatedAt(orgId: string): number | undefined;
   /** Throws the engine's unique violation when another project has the name. */
   writeProjectMlflow(projectId: number, state: ProjectMlflowState, now: number): void;
   setProjectRunsDeleted(projectId: number, deletedAt: number | null, now: number): void;
@@ -40,6 +49,25 @@ export function* createProject(orgId: string, name: string, now: number): Mlflow
   const id = yield* perform("insertProject", orgId, name, displayPrefix(name), now);
   if (id === undefined) throw new DomainError("CONFLICT", `project '${name}' already exists`);
   return (yield* perform("getProject", orgId, id))!;
+}
+
+/**
+ * Store.createMlflowDefaultProject. Concurrent first calls (several processes on one PostgreSQL):
+ * the project is created by one INSERT … ON CONFLICT DO NOTHING, so every other call waits for it,
+ * finds the name taken and adopts the same project, and marking it again changes nothing. Should
+ * two calls ever pick different projects (the adopted one renamed and another "Default" made
+ * between them), the unique index on the mark refuses the second: CONFLICT, nothing written.
+ */
+export function* createMlflowDefaultProject(orgId: string): MlflowWorkflow<MlflowProject> {
+  const existing = yield* perform("getMlflowDefaultProject", orgId);
+  if (existing) return existing;
+  const createdAt = yield* perform("organizationCreatedAt", orgId);
+  if (createdAt === undefined) throw new DomainError("NOT_FOUND", `organization '${orgId}' not found`);
+  const name = DEFAULT_EXPERIMENT_NAME;
+  const projectId =
+    (yield* perform("insertProject", orgId, name, displayPrefix(name), createdAt)) ?? (yield* perform("getProjectByName", orgId, name))!.id;
+  yield* conflictOnUnique(perform("markMlflowDefaultProject", orgId, projectId), "the organization has another default experiment");
+  return (yield* perform("getMlflowDefaultProject", orgId))!;
 }
 
 /**

@@ -60,6 +60,8 @@ async function populate(s: Store): Promise<{ orgId: string; runId: number; forkI
   );
   await s.updateRunStatus(org.id, run.id, { status: "COMPLETED", source: "api", now: T0 + 5, statusMetadata: { ok: true } }, ACTOR);
   await s.getOrCreateSigningSecret(randomBytes(32), T0);
+  // MLflow's default experiment: a project marked as its organization's default.
+  await s.createMlflowDefaultProject(org.id);
   return { orgId: org.id, runId: run.id, forkId: fork.run.id };
 }
 
@@ -104,6 +106,9 @@ export function copyContract(backend: StoreOpener<Store>): void {
         await s.sampleMetricPoints(orgId, forkId, "train/loss", 0, 2000, 50),
       );
       assert.deepEqual(await t.listStatusEvents(orgId, runId), await s.listStatusEvents(orgId, runId));
+      const defaultExperiment = await t.getMlflowDefaultProject(orgId);
+      assert.deepEqual([defaultExperiment?.name, defaultExperiment?.defaultExperiment], ["Default", true]);
+      assert.deepEqual(defaultExperiment, await s.getMlflowDefaultProject(orgId));
       assert.deepEqual(await t.getApiKeyByHash("a".repeat(64)), await s.getApiKeyByHash("a".repeat(64)));
       assert.deepEqual(
         Buffer.from(await t.getOrCreateSigningSecret(randomBytes(32), T0)),

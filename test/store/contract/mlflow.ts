@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { DomainError } from "../../../src/domain/errors.js";
 import type { AccountStore, MlflowRun, MlflowStore, ProjectStore, RunStore } from "../../../src/store/store.js";
-import { ACTOR, newOrg, runInput, T0 } from "./backends.js";
+import { ACTOR, newOrg, runInput, T0, WRITERS } from "./backends.js";
 
 /**
  * MlflowStore: what MLflow's protocol stores beside Stepwise's fields: run IDs, key-value tags,
@@ -147,6 +147,71 @@ export function mlflowContract(store: () => MlflowStore & ProjectStore & RunStor
     assert.equal(await s.getMlflowProject(other, a.projectId), undefined, "another organization's project reads as absent");
     assert.equal(await s.getMlflowProjectByName(other, "exp"), undefined);
     assert.deepEqual(await s.listMlflowProjects(other), []);
+  });
+
+  it("makes each organization's default experiment once, dated from the organization, or adopts its project named Default", async () => {
+    const s = store();
+    const orgId = (await s.createOrganization(`org-default-${Math.random().toString(36).slice(2, 8)}`, T0 - 1000)).id;
+    await s.createProject(orgId, "earlier", T0);
+    assert.equal(await s.getMlflowDefaultProject(orgId), undefined, "none until it is first needed");
+    const made = await s.createMlflowDefaultProject(orgId);
+    assert.deepEqual(
+      [made.name, made.defaultExperiment, made.runCount, made.deletedAt, made.mlflowTags, made.createdAt, made.updatedAt],
+      ["Default", true, 0, null, [], T0 - 1000, T0 - 1000],
+    );
+    assert.equal((await s.createMlflowDefaultProject(orgId)).id, made.id, "made once");
+    assert.deepEqual(await s.getMlflowDefaultProject(orgId), made);
+    assert.deepEqual(
+      (await s.listMlflowProjects(orgId)).map((p) => [p.name, p.defaultExperiment]),
+      [
+        ["Default", true],
+        ["earlier", false],
+      ],
+    );
+    const { run: inDefault } = await s.createRun(orgId, runInput({ projectName: "Default" }), ACTOR);
+    const { run: elsewhere } = await s.createRun(orgId, runInput({ projectName: "earlier" }), ACTOR);
+    assert.equal((await s.getMlflowRun(orgId, inDefault.id))?.inDefaultExperiment, true);
+    assert.equal((await s.getRunByMlflowId(orgId, (await s.getMlflowRun(orgId, elsewhere.id))!.mlflowId))?.inDefaultExperiment, false);
+    assert.deepEqual(
+      (await s.getMlflowRuns(orgId, [inDefault.id, elsewhere.id])).map((r) => r.inDefaultExperiment),
+      [true, false],
+    );
+
+    // Renamed or deleted, it stays the default: a new project named "Default" is not adopted.
+    await s.updateProjectMlflow(orgId, made.id, (state) => ({ ...state, name: "Renamed", deletedAt: T0 + 1 }), T0 + 1);
+    await s.createProject(orgId, "Default", T0 + 2);
+    const still = await s.createMlflowDefaultProject(orgId);
+    assert.deepEqual([still.id, still.name, still.deletedAt, still.defaultExperiment], [made.id, "Renamed", T0 + 1, true]);
+    assert.equal((await s.getMlflowProjectByName(orgId, "Default"))?.defaultExperiment, false);
+
+    // An organization whose runs made a project named "Default" has that project adopted, as it is.
+    const other = await newOrg(s);
+    const { run: logged } = await s.createRun(other, runInput({ projectName: "Default", now: T0 + 5 }), ACTOR);
+    const adopted = await s.createMlflowDefaultProject(other);
+    assert.deepEqual([adopted.id, adopted.runCount, adopted.createdAt, adopted.defaultExperiment], [logged.projectId, 1, T0 + 5, true]);
+    assert.notEqual(adopted.id, made.id);
+    assert.equal((await s.getMlflowDefaultProject(orgId))?.id, made.id, "each organization its own");
+    assert.equal(await s.getMlflowDefaultProject(await newOrg(s)), undefined, "another organization's default reads as absent");
+  });
+
+  it("makes one default experiment of concurrent first calls, with runs logged to a project named Default at the same time", async () => {
+    const s = store();
+    // A race is a matter of timing: several rounds make a missing guard fail reliably.
+    for (let round = 0; round < 4; round++) {
+      const orgId = await newOrg(s);
+      const calls = await Promise.all(
+        Array.from({ length: WRITERS }, (_, i) =>
+          i % 4 === 3
+            ? s.createRun(orgId, runInput({ projectName: "Default", name: `r${i}` }), ACTOR).then(({ run }) => run.projectId)
+            : s.createMlflowDefaultProject(orgId).then((project) => project.id),
+        ),
+      );
+      assert.equal(new Set(calls).size, 1, `one project: ${[...new Set(calls)].join(", ")}`);
+      assert.deepEqual(
+        (await s.listMlflowProjects(orgId)).map((p) => [p.id, p.name, p.defaultExperiment, p.runCount]),
+        [[calls[0], "Default", true, WRITERS / 4]],
+      );
+    }
   });
 
   it("lists a project's runs with what MLflow's search reads, newest first", async () => {

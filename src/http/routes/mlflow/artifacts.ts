@@ -8,6 +8,7 @@ import {
   ARTIFACT_LOG_NAME,
   normalizeArtifactPath,
 } from "../../../domain/mlflow/artifacts.js";
+import { experimentIdOf, namesProject } from "../../../domain/mlflow/ids.js";
 import { artifactUri } from "../../../domain/mlflow/model.js";
 import { checkFileName } from "../../../domain/files.js";
 import { refuseDeclaredOversize, sendFile, uploadBody } from "../../file-transfer.js";
@@ -32,7 +33,8 @@ export function artifactRoutes({ store, clock, services: { files: fileService } 
   async function runOfPath(request: FastifyRequest, path: string) {
     const parsed = parseArtifactPath(path);
     const run = await findRun(store, request.auth.orgId, parsed.runId);
-    if (String(run.projectId) !== parsed.experimentId) throw doesNotExist(`Run with id=${parsed.runId} not found`);
+    if (!namesProject(parsed.experimentId, run.projectId, run.inDefaultExperiment))
+      throw doesNotExist(`Run with id=${parsed.runId} not found`);
     return { run, relative: parsed.relative };
   }
 
@@ -46,7 +48,7 @@ export function artifactRoutes({ store, clock, services: { files: fileService } 
         is_dir: entry.isDir,
         ...(entry.isDir ? {} : { file_size: entry.size }),
       }));
-      return { root_uri: artifactUri(run.projectId, run.mlflowId), files };
+      return { root_uri: artifactUri(experimentIdOf(run.projectId, run.inDefaultExperiment), run.mlflowId), files };
     });
   };
 

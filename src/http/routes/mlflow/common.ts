@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { MlflowError } from "../../../domain/mlflow/errors.js";
+import { experimentIdOf } from "../../../domain/mlflow/ids.js";
 import { orderByStep } from "../../../ingest/decode.js";
 import { invalidParameter } from "../../../domain/mlflow/errors.js";
 import {
@@ -98,10 +99,11 @@ export function listOf(fields: Record<string, unknown>, name: string): unknown[]
 const tagList = (tags: readonly [string, string][]) => tags.map(([key, value]) => ({ key, value }));
 
 export function experimentJson(project: MlflowProject) {
+  const experimentId = experimentIdOf(project.id, project.defaultExperiment);
   return {
-    experiment_id: String(project.id),
+    experiment_id: experimentId,
     name: project.name,
-    artifact_location: `mlflow-artifacts:/${project.id}`,
+    artifact_location: `mlflow-artifacts:/${experimentId}`,
     lifecycle_stage: project.deletedAt === null ? "active" : "deleted",
     last_update_time: project.updatedAt,
     creation_time: project.createdAt,
@@ -110,16 +112,17 @@ export function experimentJson(project: MlflowProject) {
 }
 
 export function runInfoJson(run: MlflowRun) {
+  const experimentId = experimentIdOf(run.projectId, run.inDefaultExperiment);
   return {
     run_uuid: run.mlflowId,
     run_id: run.mlflowId,
-    experiment_id: String(run.projectId),
+    experiment_id: experimentId,
     run_name: run.name,
     user_id: run.mlflowUserId,
     status: toMlflowStatus(run.status),
     start_time: run.createdAt,
     ...(isTerminal(run.status) && run.statusUpdated !== null ? { end_time: run.statusUpdated } : {}),
-    artifact_uri: artifactUri(run.projectId, run.mlflowId),
+    artifact_uri: artifactUri(experimentId, run.mlflowId),
     lifecycle_stage: run.deletedAt === null ? "active" : "deleted",
   };
 }

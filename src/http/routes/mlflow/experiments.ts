@@ -26,7 +26,7 @@ export function experimentRoutes({ services: { mlflowExperiments: experiments } 
       const fields = fieldsOf(request);
       const name = checkName(requiredString(fields, "name"), "name", NAME_LIMITS.projectName);
       const tags = experimentTagsOf(listOf(fields, "tags"), "tags");
-      return { experiment_id: String(await experiments.create(orgOf(request), name, tags)) };
+      return { experiment_id: await experiments.create(orgOf(request), name, tags) };
     });
 
     get("/experiments/get", async (request) => {

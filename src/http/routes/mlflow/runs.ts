@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { checkClientJson } from "../../../domain/json-text.js";
 import { parseDatasetInputs } from "../../../domain/mlflow/datasets.js";
 import { invalidParameter } from "../../../domain/mlflow/errors.js";
+import { DEFAULT_EXPERIMENT_ID } from "../../../domain/mlflow/ids.js";
 import { checkBatchSizes, checkKey, checkName, LIMITS, parseTime, toStepwiseStatus, truncatedValue } from "../../../domain/mlflow/model.js";
 import { checkTagWritable, newRunName, newRunTags } from "../../../domain/mlflow/tags.js";
 import { viewTypeOf } from "../../../domain/mlflow/views.js";
@@ -33,7 +34,8 @@ export function runRoutes({ store, clock, services: { mlflowRuns: runs, mlflowEx
 
     post("/runs/create", async (request) => {
       const fields = fieldsOf(request);
-      const project = await experiments.find(orgOf(request), fields.experiment_id);
+      // No experiment ID is the default experiment, as on MLflow's server.
+      const project = await experiments.find(orgOf(request), optionalString(fields, "experiment_id") || DEFAULT_EXPERIMENT_ID);
       const now = clock.now();
       const tags = tagsOf(listOf(fields, "tags"), "tags");
       for (const [key] of tags) checkTagWritable(key);
