@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { after, before, describe, it } from "node:test";
+import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
+
+/**
+ * MLflow's own Python clients, unmodified, against a real server: the scripts of
+ * test/mlflow-clients/scenarios.py with the 2.x and the 3.x client. The clients are built from
+ * source on the machine (README, "Development"; scripts/test-prerequisites.sh builds them where it
+ * can): STEPWISE_MLFLOW_CLIENTS names that folder (default .scratch/mlflow-clients). Where it is
+ * absent the test says so and skips.
+ */
+
+const ROOT = process.env.STEPWISE_MLFLOW_CLIENTS ?? fileURLToPath(new URL("../../.scratch/mlflow-clients", import.meta.url));
+const SCRIPT = fileURLToPath(new URL("../mlflow-clients/scenarios.py", import.meta.url));
+const CLIENTS = [
+  { name: "2.17.2", path: ["src-2.17.2", "shim/2.17.2", "deps/site"] },
+  { name: "3.x", path: ["src-master", "shim/master", "deps/site"] },
+].map(({ name, path }) => ({ name, pythonPath: path.map((part) => join(ROOT, part)).join(":") }));
+// The tree is complete once its last dependency is in place (deps/site/cachetools, near setup's end).
+const available = ["src-2.17.2/mlflow", "src-master/mlflow", "deps/site/cachetools"].every((part) => existsSync(join(ROOT, part)));
+if (!available)
+  console.warn(`MLflow's real clients are not built at ${ROOT}: the real-client tests are SKIPPED (set STEPWISE_MLFLOW_CLIENTS)`);
+
+const run = promisify(execFile);
+
+describe("MLflow's real clients", { skip: available ? false : `MLflow's clients not built at ${ROOT}` }, () => {
+  let test: TestServer;
+  before(async () => {
+    test = await startTestServer();
+  });
+  after(async () => test.close());
+
+  for (const client of CLIENTS) {
+    /** Runs a scenario in a fresh organization (so experiment "0" is its own) and returns what it printed. */
+    const scenario = async (name: string) => {
+      const { key } = await makeOrg(test);
+      const { stdout } = await run("/usr/bin/python3", [SCRIPT, name], {
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          PYTHONPATH: client.pythonPath,
+          MLFLOW_TRACKING_URI: test.url,
+          MLFLOW_TRACKING_TOKEN: key,
+        },
+        timeout: 120_000,
+      });
+      return JSON.parse(stdout.trim().split("\n").at(-1)!);
+    };
+
+    it(`${client.name}: a run started with no experiment set goes to experiment "0", named Default`, async () => {
+      assert.deepEqual(await scenario("default_experiment"), {
+        experiment_id: "0",
+        default_name: "Default",
+        by_name_id: "0",
+        listed_default: true,
+        params: { lr: "0.1" },
+      });
+    });
+
+    it(`${client.name}: param and tag values over MLflow's lengths are stored truncated; no tag the client did not send but the run's name`, async () => {
+      assert.deepEqual(await scenario("long_values"), {
+        param_length: 6000,
+        param_prefix_ok: true,
+        batch_param_length: 6000,
+        tag_length: 8000,
+        tag_prefix_ok: true,
+        tag_keys: ["long_tag", "mlflow.runName"], // MLflow's server names every run (sqlalchemy_store.py create_run)
+      });
+    });
+
+    it(`${client.name}: a dataset logged twice is one input, found by name, digest and context`, async () => {
+      assert.deepEqual(await scenario("datasets"), { inputs: 1, by_name: true, by_digest: true, by_context: true, no_hit: true });
+    });
+  }
+});
