@@ -4,10 +4,10 @@ import { DEFAULT_EXPERIMENT_NAME, experimentIdOf } from "../domain/mlflow/ids.js
 import { applyTags } from "../domain/mlflow/model.js";
 import { type Clause, compareKeys, compileClause, type OrderTerm, type SortValue } from "../domain/mlflow/search.js";
 import { withoutTag } from "../domain/mlflow/tags.js";
-import { deletedAtAfter, inView, type ViewType } from "../domain/mlflow/views.js";
+import { checkRenamable, experimentDeletedAtAfter, inView, type ViewType } from "../domain/mlflow/views.js";
 import { encodePageToken, pageTokenCount } from "../domain/page-token.js";
 import type { Clock } from "../domain/time.js";
-import type { MlflowProject, Store } from "../store/store.js";
+import type { MlflowProject, ProjectMlflowState, Store } from "../store/store.js";
 import { defaultExperiment, findExperiment, updateProjectMlflow } from "./mlflow.js";
 
 /** An experiment search, its filter and order parsed (parseFilter and parseOrderBy with EXPERIMENT_ATTRIBUTES). */
@@ -96,7 +96,11 @@ export class MlflowExperiments {
 
   async rename(orgId: string, project: MlflowProject, name: string): Promise<void> {
     const { store, clock } = this.deps;
-    await updateProjectMlflow(store, orgId, project.id, (s) => ({ ...s, name }), clock.now()).catch(nameTaken(name));
+    const renamed = (s: ProjectMlflowState) => {
+      checkRenamable(s.deletedAt);
+      return { ...s, name };
+    };
+    await updateProjectMlflow(store, orgId, project.id, renamed, clock.now()).catch(nameTaken(name));
   }
 
   /** Deletes (keeping an earlier deletion time) or restores the experiment. */
@@ -104,7 +108,14 @@ export class MlflowExperiments {
     const { store, clock } = this.deps;
     const project = await findExperiment(store, orgId, experimentId);
     const now = clock.now();
-    await updateProjectMlflow(store, orgId, project.id, (s) => ({ ...s, deletedAt: deletedAtAfter(deleted, s.deletedAt, now) }), now);
+    const named = experimentIdOf(project.id, project.defaultExperiment);
+    await updateProjectMlflow(
+      store,
+      orgId,
+      project.id,
+      (s) => ({ ...s, deletedAt: experimentDeletedAtAfter(deleted, s.deletedAt, now, named) }),
+      now,
+    );
   }
 
   async setTag(orgId: string, project: MlflowProject, tag: [string, string]): Promise<void> {

@@ -83,9 +83,29 @@ describe("MLflow's tracking API", () => {
     );
     const refused = await client.post(`${API}/runs/create`, { experiment_id: id });
     assert.equal(refused.body.error_code, "INVALID_PARAMETER_VALUE", "no runs in a deleted experiment");
+    // As MLflow's server: a deleted experiment is not renamed, nor deleted again; an active one is not restored.
+    const errorOf = async (path: string, body: Record<string, unknown>) => {
+      const response = await client.post(`${API}/experiments/${path}`, body);
+      return [response.status, response.body.error_code, response.body.message];
+    };
+    assert.deepEqual(await errorOf("update", { experiment_id: id, new_name: "elsewhere" }), [
+      500,
+      "INVALID_STATE",
+      "Cannot rename a non-active experiment.",
+    ]);
+    assert.deepEqual(await errorOf("delete", { experiment_id: id }), [
+      404,
+      "RESOURCE_DOES_NOT_EXIST",
+      `No Experiment with id=${id} exists`,
+    ]);
     assert.equal((await client.post(`${API}/experiments/restore`, { experiment_id: id })).status, 200);
     assert.equal((await client.get(`${API}/experiments/get`, { experiment_id: id })).body.experiment.lifecycle_stage, "active");
     assert.equal(await stage(inside), "active", "and restored with it");
+    assert.deepEqual(await errorOf("restore", { experiment_id: id }), [
+      404,
+      "RESOURCE_DOES_NOT_EXIST",
+      `No Experiment with id=${id} exists`,
+    ]);
   });
 
   it("searches experiments by name and tag, ordered, with page tokens", async () => {
