@@ -176,6 +176,32 @@ describe("MLflow's tracking API", () => {
     assert.ok(unnamed.info.run_name.length > 0, "a run without a name gets one");
   });
 
+  it("refuses runs/create whose run_name and mlflow.runName tag differ, as MLflow's server, creating nothing", async () => {
+    const { client: own } = await makeOrg(test);
+    const experimentId = await createExperiment(own);
+    const refused = await own.post(`${API}/runs/create`, {
+      experiment_id: experimentId,
+      run_name: "a",
+      tags: [{ key: "mlflow.runName", value: "b" }],
+    });
+    assert.deepEqual(
+      [refused.status, refused.body.error_code, refused.body.message],
+      [
+        400,
+        "INVALID_PARAMETER_VALUE",
+        "Both 'run_name' argument and 'mlflow.runName' tag are specified, but with different values (run_name='a', mlflow.runName='b').",
+      ],
+    );
+    const agreed = await own.post(`${API}/runs/create`, {
+      experiment_id: experimentId,
+      run_name: "a",
+      tags: [{ key: "mlflow.runName", value: "a" }],
+    });
+    assert.equal(agreed.body.run.info.run_name, "a");
+    const listed = await own.post(`${API}/runs/search`, { experiment_ids: [experimentId] });
+    assert.equal(listed.body.runs.length, 1, "the refused create wrote nothing");
+  });
+
   it("keeps the user_id of runs/create as the run's, apart from its tags; searches by it", async () => {
     const experimentId = await createExperiment(client);
     // What MLflow's client sends: mlflow.start_run() the user as user_id and as the mlflow.user tag,

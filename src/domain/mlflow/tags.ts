@@ -21,9 +21,18 @@ export function nameFrom(tags: Tags, current: string): string {
   return name;
 }
 
-/** A new run's name: `run_name`, else its mlflow.runName tag, else one made of the creation time. */
+/**
+ * A new run's name: `run_name`, else its mlflow.runName tag, else one made of the creation time. Both
+ * given must agree, as on MLflow's server (SqlAlchemyStore.create_run).
+ */
 export function newRunName(runName: string | undefined, tags: Tags, now: number): string {
-  return checkName(runName ?? "", "run_name", NAME_LIMITS.runName) || nameFrom(tags, "") || `run-${now.toString(36)}`;
+  const named = checkName(runName ?? "", "run_name", NAME_LIMITS.runName);
+  const tagged = nameFrom(tags, "");
+  if (named && tagged && named !== tagged)
+    throw invalidParameter(
+      `Both 'run_name' argument and 'mlflow.runName' tag are specified, but with different values (run_name='${named}', mlflow.runName='${tagged}').`,
+    );
+  return named || tagged || `run-${now.toString(36)}`;
 }
 
 /**
