@@ -1,6 +1,16 @@
 export const CONSOLE_LOG_TYPES = ["INFO", "ERROR", "WARNING", "DEBUG", "PRINT"] as const;
 export type ConsoleLogType = (typeof CONSOLE_LOG_TYPES)[number];
 
+const BY_UPPER_CASE = new Map<string, ConsoleLogType>(CONSOLE_LOG_TYPES.map((type) => [type, type]));
+
+/**
+ * A log type as a read filter names it, in any case: the client's documentation writes `"error"`,
+ * `"info"`, ... (stored lines keep the upper-case type ingest checks). Undefined for any other string.
+ */
+export function consoleLogTypeOf(name: string): ConsoleLogType | undefined {
+  return BY_UPPER_CASE.get(name.toUpperCase());
+}
+
 /**
  * The identity and order of console lines (docs/api.md, "Console lines").
  *

@@ -52,6 +52,10 @@ describe("POST /ingest/logs and GET /api/runs/logs", () => {
 
     const errors = await client.get("/api/runs/logs", { runId: run.runId, projectName: "logs", logType: "ERROR" });
     assert.deepEqual([errors.body.total, errors.body.logs.length], [1, 1]);
+    for (const logType of ["error", "Error"]) {
+      const same = await client.get("/api/runs/logs", { runId: run.runId, projectName: "logs", logType });
+      assert.deepEqual(same.body, errors.body, `logType=${logType} as the client's documentation writes it`);
+    }
     const page = await client.get("/api/runs/logs", { runId: run.runId, projectName: "logs", limit: 1, offset: 1 });
     assert.deepEqual([page.body.total, page.body.logs[0].lineNumber, page.body.nextOffset], [3, 2, 2]);
     assert.equal(all.body.nextOffset, null);

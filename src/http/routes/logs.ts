@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { RouteDeps } from "../deps.js";
+import { CONSOLE_LOG_TYPES, consoleLogTypeOf } from "../../domain/console-logs.js";
+import { invalidInput } from "../../domain/errors.js";
 import { READ_PAGE_BYTES } from "../../domain/paging.js";
 import { toIso } from "../../domain/time.js";
 import { getRunInProject } from "../../services/run-lookup.js";
@@ -13,7 +15,10 @@ export function logRoutes({ store }: RouteDeps): FastifyPluginAsyncTypebox {
       "/api/runs/logs",
       { schema: { tags: ["logs"], querystring: LogsQuery, response: { 200: LogsResponse, ...STANDARD_ERRORS } } },
       async (request) => {
-        const { runId, projectName, logType, limit, offset } = request.query;
+        const { runId, projectName, limit, offset } = request.query;
+        const logType = request.query.logType === undefined ? undefined : consoleLogTypeOf(request.query.logType);
+        if (logType === undefined && request.query.logType !== undefined)
+          throw invalidInput(`logType must be one of ${CONSOLE_LOG_TYPES.join(", ")} (in any case)`);
         const run = await getRunInProject(store, request.auth.orgId, runId, projectName);
         const page = await store.listConsoleLines(request.auth.orgId, run.id, { logType, limit, offset, maxBytes: READ_PAGE_BYTES });
         return { logs: page.items.map((line) => ({ ...line, time: toIso(line.time) })), total: page.total, nextOffset: page.nextOffset };

@@ -10,7 +10,9 @@ const NextOffset = Type.Union([Type.Integer(), Type.Null()], {
 export const LogsQuery = Type.Object({
   runId: RunId,
   projectName: ProjectName,
-  logType: Type.Optional(Type.Enum(CONSOLE_LOG_TYPES)),
+  logType: Type.Optional(
+    Type.String({ description: `One of ${CONSOLE_LOG_TYPES.join(", ")}, in any case (error, Error and ERROR are one).` }),
+  ),
   limit: Type.Integer({ minimum: 1, maximum: 10_000, default: 1000 }),
   offset: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }),
 });
