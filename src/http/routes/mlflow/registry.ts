@@ -20,6 +20,8 @@ import { fieldsOf, listOf, maxResultsOf, nextPage, optionalString, orgOf, requir
 
 const HIDDEN = { schema: { hide: true } };
 const tagList = (tags: readonly [string, string][]) => tags.map(([key, value]) => ({ key, value }));
+/** A repeated field as MLflow's server writes it: left out when empty. */
+const listField = <T>(name: string, list: T[]) => (list.length > 0 ? { [name]: list } : {});
 
 /** A model version as MLflow's ModelVersion message. */
 export function modelVersionJson(model: RegisteredModel, v: ModelVersion) {
@@ -35,9 +37,9 @@ export function modelVersionJson(model: RegisteredModel, v: ModelVersion) {
     ...(v.runId ? { run_id: v.runId } : {}),
     status: v.status,
     ...(v.statusMessage ? { status_message: v.statusMessage } : {}),
-    tags: tagList(v.tags),
+    ...listField("tags", tagList(v.tags)),
     ...(v.runLink ? { run_link: v.runLink } : {}),
-    aliases: aliasesOf(model.aliases, v.version),
+    ...listField("aliases", aliasesOf(model.aliases, v.version)),
   };
 }
 
@@ -48,9 +50,15 @@ export function registeredModelJson(model: RegisteredModel, versions: ModelVersi
     creation_timestamp: model.createdAt,
     last_updated_timestamp: model.updatedAt,
     ...(model.description ? { description: model.description } : {}),
-    latest_versions: latestVersions(versions, []).map((v) => modelVersionJson(model, v)),
-    tags: tagList(model.tags),
-    aliases: model.aliases.map(([alias, version]) => ({ alias, version: String(version) })),
+    ...listField(
+      "latest_versions",
+      latestVersions(versions, []).map((v) => modelVersionJson(model, v)),
+    ),
+    ...listField("tags", tagList(model.tags)),
+    ...listField(
+      "aliases",
+      model.aliases.map(([alias, version]) => ({ alias, version: String(version) })),
+    ),
   };
 }
 
@@ -132,7 +140,13 @@ export function registryRoutes({ services: { mlflowRegistry: registry } }: Route
         maxResults: maxResultsOf(fields, "max_results", REGISTRY_LIMITS.searchModelsDefault, REGISTRY_LIMITS.searchModelsMaxResults),
         pageToken: optionalString(fields, "page_token"),
       });
-      return { registered_models: result.models.map((m) => registeredModelJson(m.model, m.versions)), ...nextPage(result.nextPageToken) };
+      return {
+        ...listField(
+          "registered_models",
+          result.models.map((m) => registeredModelJson(m.model, m.versions)),
+        ),
+        ...nextPage(result.nextPageToken),
+      };
     };
     get("/registered-models/search", searchModels);
     post("/registered-models/search", searchModels);
@@ -140,7 +154,10 @@ export function registryRoutes({ services: { mlflowRegistry: registry } }: Route
     const latest = async (request: FastifyRequest) => {
       const fields = fieldsOf(request);
       const { model, versions } = await registry.latestVersions(orgOf(request), nameOf(fields), listOf(fields, "stages").map(String));
-      return { model_versions: versions.map((v) => modelVersionJson(model, v)) };
+      return listField(
+        "model_versions",
+        versions.map((v) => modelVersionJson(model, v)),
+      );
     };
     get("/registered-models/get-latest-versions", latest);
     post("/registered-models/get-latest-versions", latest);
@@ -233,7 +250,13 @@ export function registryRoutes({ services: { mlflowRegistry: registry } }: Route
         maxResults: maxResultsOf(fields, "max_results", REGISTRY_LIMITS.searchVersionsDefault, REGISTRY_LIMITS.searchVersionsMaxResults),
         pageToken: optionalString(fields, "page_token"),
       });
-      return { model_versions: result.versions.map((v) => modelVersionJson(v.model, v.version)), ...nextPage(result.nextPageToken) };
+      return {
+        ...listField(
+          "model_versions",
+          result.versions.map((v) => modelVersionJson(v.model, v.version)),
+        ),
+        ...nextPage(result.nextPageToken),
+      };
     };
     get("/model-versions/search", searchVersions);
     post("/model-versions/search", searchVersions);
