@@ -77,16 +77,18 @@ describe("MLflow's real clients", { skip: available ? false : `MLflow's clients 
       assert.deepEqual(await scenario("datasets"), { inputs: 1, by_name: true, by_digest: true, by_context: true, no_hit: true });
     });
 
-    it(`${client.name}: the model registry through MlflowClient: a run's files registered, aliased, downloaded by models:/name@alias`, async () => {
+    it(`${client.name}: the model registry without log_model: a run's files and a saved sklearn model registered, aliased, loaded and downloaded by models:/name@alias`, async () => {
       assert.deepEqual(await scenario("registry_client"), {
         version: "1",
+        registered: ["2", true],
+        prediction: [12],
         alias_version: "1",
         alias_aliases: ["prod"],
         version_tags: { t: "1" },
         downloaded: "w=42",
         download_uri: true,
         bad_alias: "INVALID_PARAMETER_VALUE",
-        aliases_after_delete: {},
+        aliases_after_delete: { model: "2" },
         searched: [true],
       });
     });

@@ -146,22 +146,34 @@ def registry():
 
 
 def registry_client():
-    """The registry through MlflowClient alone (no logged-model API): files of a run registered, aliased, downloaded by alias."""
+    """The registry without log_model (MLflow 3's needs the logged-models API): a run's files and a saved model registered, aliased, loaded."""
     import os
     import tempfile
+    import warnings
 
+    import numpy as np
+    from sklearn.linear_model import LinearRegression
+
+    warnings.filterwarnings("ignore")
     client = MlflowClient()
     name = f"regc-{mlflow.utils.time.get_current_time_millis()}"
     experiment_id = mlflow.create_experiment(f"{name}-experiment")
     with tempfile.TemporaryDirectory() as folder:
         with open(os.path.join(folder, "weights.txt"), "w") as file:
             file.write("w=42")
+        saved = os.path.join(folder, "saved")
+        mlflow.sklearn.save_model(LinearRegression().fit(np.array([[1.0], [2.0]]), np.array([3.0, 6.0])), saved)
         with mlflow.start_run(experiment_id=experiment_id) as run:
             mlflow.log_artifact(os.path.join(folder, "weights.txt"), "bundle")
+            mlflow.log_artifacts(saved, "saved")
     client.create_registered_model(name, tags={"team": "ml"}, description="first")
     source = f"{run.info.artifact_uri}/bundle"
     version = client.create_model_version(name, source, run_id=run.info.run_id, tags={"t": "1"})
     client.set_registered_model_alias(name, "prod", version.version)
+    # register_model resolves runs:/ in the client: a folder with an MLmodel file is its own source.
+    registered = mlflow.register_model(f"runs:/{run.info.run_id}/saved", name)
+    client.set_registered_model_alias(name, "model", registered.version)
+    loaded = mlflow.pyfunc.load_model(f"models:/{name}@model")
     by_alias = client.get_model_version_by_alias(name, "prod")
     with tempfile.TemporaryDirectory() as target:
         path = mlflow.artifacts.download_artifacts(f"models:/{name}@prod", dst_path=target)
@@ -176,6 +188,8 @@ def registry_client():
     page = client.search_registered_models(filter_string=f"tags.team = 'ml' AND name = '{name}'", max_results=1)
     return {
         "version": version.version,
+        "registered": [registered.version, registered.source == f"{run.info.artifact_uri}/saved"],
+        "prediction": [round(float(v), 6) for v in loaded.predict(np.array([[4.0]]))],
         "alias_version": by_alias.version,
         "alias_aliases": list(by_alias.aliases),
         "version_tags": by_alias.tags,
