@@ -146,7 +146,7 @@ describe("MLflow's model registry", () => {
     const latest = await client.post(`${API}/registered-models/get-latest-versions`, { name: "s", stages: ["Production", "Archived"] });
     assert.deepEqual(
       latest.body.model_versions.map((v: { version: string }) => v.version),
-      ["3", "2"],
+      ["2", "3"],
     );
 
     const uri = await client.get(`${API}/model-versions/get-download-uri`, { name: "s", version: "3" });

@@ -54,11 +54,11 @@ describe("MLflow's model registry rules", () => {
     );
   });
 
-  it("latest versions: the highest of each stage asked, every stage when none", () => {
+  it("latest versions: the highest of each stage asked, every stage when none, stages in the order they first appear", () => {
     const versions = [
-      { version: 1, stage: "Production" },
-      { version: 2, stage: "Production" },
       { version: 3, stage: "None" },
+      { version: 1, stage: "None" },
+      { version: 2, stage: "Production" },
     ];
     assert.deepEqual(
       latestVersions(versions, []).map((v) => v.version),

@@ -109,12 +109,16 @@ export function transitionStage<V extends Versioned>(
   );
 }
 
-/** get_latest_versions: the highest version in each of the stages asked (every stage when none), by stage order. */
+/**
+ * get_latest_versions: the highest version in each of the stages asked (every stage when none), in
+ * the order MLflow's server lists them: by the lowest version of each stage (versions ascending,
+ * each stage in the place it first appeared).
+ */
 export function latestVersions<V extends Versioned>(versions: readonly V[], stages: readonly string[]): V[] {
   const wanted = new Set((stages.length === 0 ? [...STAGES] : stages).map(canonicalStage));
   const latest = new Map<string, V>();
-  for (const v of versions) if (wanted.has(v.stage) && (latest.get(v.stage)?.version ?? -1) < v.version) latest.set(v.stage, v);
-  return STAGES.flatMap((stage) => (latest.has(stage) ? [latest.get(stage)!] : []));
+  for (const v of [...versions].sort((a, b) => a.version - b.version)) if (wanted.has(v.stage)) latest.set(v.stage, v);
+  return [...latest.values()];
 }
 
 /** Aliases after set_registered_model_alias: an alias names one version; setting it again moves it. */

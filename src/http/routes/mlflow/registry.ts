@@ -32,13 +32,14 @@ export function modelVersionJson(model: RegisteredModel, v: ModelVersion) {
     last_updated_timestamp: v.updatedAt,
     ...(v.userId ? { user_id: v.userId } : {}),
     current_stage: v.stage,
-    ...(v.description ? { description: v.description } : {}),
+    // MLflow's server writes these three even when empty.
+    description: v.description,
     source: v.source,
-    ...(v.runId ? { run_id: v.runId } : {}),
+    run_id: v.runId,
     status: v.status,
     ...(v.statusMessage ? { status_message: v.statusMessage } : {}),
     ...listField("tags", tagList(v.tags)),
-    ...(v.runLink ? { run_link: v.runLink } : {}),
+    run_link: v.runLink,
     ...listField("aliases", aliasesOf(model.aliases, v.version)),
   };
 }
