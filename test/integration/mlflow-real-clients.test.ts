@@ -102,6 +102,7 @@ describe("MLflow's real clients", { skip: available ? false : `MLflow's clients 
         versions: ["1", "2"],
         prediction_by_version: [8],
         prediction_by_alias: [8],
+        prediction_by_stage: [8],
         aliases: { champion: "1" },
         alias_version: "1",
         tags: { team: "ml" },

@@ -103,6 +103,9 @@ def registry():
         latest = client.get_latest_versions(name, stages=["Production"])
     by_version = mlflow.pyfunc.load_model(f"models:/{name}/1")
     by_alias = mlflow.pyfunc.load_model(f"models:/{name}@champion")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        by_stage = mlflow.pyfunc.load_model(f"models:/{name}/Production")
     registered = client.get_registered_model(name)
     alias_version = client.get_model_version_by_alias(name, "champion")
     found = client.search_registered_models(filter_string=f"name = '{name}'")
@@ -128,6 +131,7 @@ def registry():
         "versions": [first.version, second.version],
         "prediction_by_version": [round(float(v), 6) for v in by_version.predict(np.array([[4.0]]))],
         "prediction_by_alias": [round(float(v), 6) for v in by_alias.predict(np.array([[4.0]]))],
+        "prediction_by_stage": [round(float(v), 6) for v in by_stage.predict(np.array([[4.0]]))],
         "aliases": {a: v for a, v in registered.aliases.items()},
         "alias_version": alias_version.version,
         "tags": registered.tags,
