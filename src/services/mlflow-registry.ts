@@ -3,6 +3,7 @@ import { doesNotExist, MlflowError } from "../domain/mlflow/errors.js";
 import {
   aliasVersion,
   checkRegistryClauses,
+  checkRegistryOrder,
   checkSource,
   deleteAlias,
   deleteTag,
@@ -219,6 +220,7 @@ export class MlflowRegistry {
 
   async searchModels(orgId: string, request: RegistrySearchRequest): Promise<{ models: ModelWithVersions[]; nextPageToken?: string }> {
     checkRegistryClauses(request.clauses, "registered model");
+    checkRegistryOrder(request.terms);
     const { store } = this.deps;
     const [models, versions] = await Promise.all([store.listRegisteredModels(orgId), store.listModelVersions(orgId)]);
     const { clauses, excludePrompts } = promptRule(request.clauses);
@@ -242,6 +244,7 @@ export class MlflowRegistry {
     request: RegistrySearchRequest,
   ): Promise<{ versions: { model: RegisteredModel; version: ModelVersion }[]; nextPageToken?: string }> {
     checkRegistryClauses(request.clauses, "model version");
+    checkRegistryOrder(request.terms);
     const { store } = this.deps;
     const [models, versions] = await Promise.all([store.listRegisteredModels(orgId), store.listModelVersions(orgId)]);
     const byId = new Map(models.map((m) => [m.id, m]));

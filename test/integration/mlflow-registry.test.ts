@@ -206,6 +206,11 @@ describe("MLflow's model registry", () => {
       "INVALID_PARAMETER_VALUE",
     ]);
     assert.deepEqual(errorOf(await own.get(`${API}/registered-models/search`, { max_results: 1001 })), [400, "INVALID_PARAMETER_VALUE"]);
+    assert.deepEqual(errorOf(await own.get(`${API}/registered-models/search`, { order_by: "tags.kind" })), [
+      400,
+      "INVALID_PARAMETER_VALUE",
+    ]);
+    assert.deepEqual(errorOf(await own.get(`${API}/model-versions/search`, { order_by: "run_id" })), [400, "INVALID_PARAMETER_VALUE"]);
 
     for (let i = 0; i < 3; i++) await createVersion(own, "alpha", { run_id: i === 0 ? "r0" : "r1" });
     await createVersion(own, "beta", { run_id: "r1" });

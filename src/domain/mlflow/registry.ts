@@ -215,6 +215,17 @@ export function checkRegistryClauses(clauses: readonly Clause[], what: string): 
       throw invalidParameter(`Invalid entity type '${clause.entity}' in a ${what} filter: expected tags or an attribute`);
 }
 
+/** Registry searches order by attributes only, each named once (MLflow's `order_by` rules for the registry). */
+export function checkRegistryOrder(terms: readonly OrderTerm[]): void {
+  const seen = new Set<string>();
+  for (const term of terms) {
+    if (term.entity !== "attribute")
+      throw invalidParameter(`Invalid order by key '${term.entity}s.${term.key}' specified: only attributes order a registry search`);
+    if (seen.has(term.key)) throw invalidParameter(`\`order_by\` contains duplicate fields: ${term.key}`);
+    seen.add(term.key);
+  }
+}
+
 export interface RegistrySearch<T> {
   items: readonly T[];
   clauses: readonly Clause[];
