@@ -2,6 +2,7 @@ import type { ServiceDeps } from "./deps.js";
 import { FileService } from "./files.js";
 import { IngestService } from "./ingest.js";
 import { MlflowExperiments } from "./mlflow-experiments.js";
+import { MlflowRegistry } from "./mlflow-registry.js";
 import { MlflowRuns } from "./mlflow-runs.js";
 import { RunLifecycle } from "./runs.js";
 
@@ -17,6 +18,7 @@ export interface Services {
   files: FileService;
   /** MLflow's experiments (Stepwise projects). */
   mlflowExperiments: MlflowExperiments;
+  mlflowRegistry: MlflowRegistry;
   /** MLflow's run writes: create, update, log-batch (through ingest.ts), tags, inputs, models. */
   mlflowRuns: MlflowRuns;
 }
@@ -30,6 +32,7 @@ export function createServices(deps: ServiceDeps): Services {
     ingest,
     files: new FileService(deps),
     mlflowExperiments: new MlflowExperiments(deps),
+    mlflowRegistry: new MlflowRegistry(deps),
     mlflowRuns: new MlflowRuns(deps, runs, ingest),
   };
 }

@@ -4,6 +4,8 @@ import * as accounts from "./workflows/accounts.js";
 import type { AccountOperations } from "./workflows/accounts.js";
 import * as mlflow from "./workflows/mlflow.js";
 import type { MlflowOperations } from "./workflows/mlflow.js";
+import * as registry from "./workflows/model-registry.js";
+import type { ModelRegistryOperations } from "./workflows/model-registry.js";
 import * as lifecycle from "./workflows/run-lifecycle.js";
 import type { RunLifecycleOperations } from "./workflows/run-lifecycle.js";
 import * as runReads from "./workflows/run-reads.js";
@@ -50,6 +52,13 @@ const TRANSACTIONS = {
   updateRunMlflow: "transaction",
   listMlflowCandidates: "statement",
   listMlflowInputs: "statement",
+  createRegisteredModel: "transaction",
+  getRegisteredModel: "statement",
+  listRegisteredModels: "statement",
+  createModelVersion: "transaction",
+  getModelVersion: "statement",
+  listModelVersions: "statement",
+  updateRegisteredModel: "transaction",
   createRun: "transaction",
   resumeRun: "transaction",
   getRun: "statement",
@@ -105,6 +114,7 @@ export type Operations = AccountOperations &
   RunWriteOperations &
   RunReadOperations &
   MlflowOperations &
+  ModelRegistryOperations &
   MetricReadOperations &
   MetricWriteOperations;
 
@@ -116,6 +126,9 @@ const WORKFLOWS = {
   createMlflowDefaultProject: mlflow.createMlflowDefaultProject,
   updateProjectMlflow: mlflow.updateProjectMlflow,
   updateRunMlflow: mlflow.updateRunMlflow,
+  createRegisteredModel: registry.createRegisteredModel,
+  createModelVersion: registry.createModelVersion,
+  updateRegisteredModel: registry.updateRegisteredModel,
   createRun: lifecycle.createRun,
   resumeRun: lifecycle.resumeRun,
   updateRunStatus: lifecycle.updateRunStatus,

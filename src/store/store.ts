@@ -28,6 +28,7 @@ export interface Store
     LogStore,
     FileStore,
     MlflowStore,
+    ModelRegistryStore,
     SharedStateStore,
     CopyStore {}
 
@@ -124,6 +125,102 @@ export interface MlflowStore {
    * ID: what a search's `datasets.` clauses read, only when it has one.
    */
   listMlflowInputs(orgId: string, projectId: number): Promise<Map<number, Json>>;
+}
+
+/**
+ * MLflow's model registry (docs/api.md, "MLflow's REST API: the model registry"): registered models of
+ * an organization, unique by name, and their numbered versions. The rules (names, stages, aliases,
+ * search) are src/domain/mlflow/registry.ts; the store keeps the rows and numbers versions.
+ */
+export interface ModelRegistryStore {
+  /** Throws CONFLICT when the organization has a model of that name. */
+  createRegisteredModel(orgId: string, model: RegisteredModelState, now: number): Promise<RegisteredModel>;
+  getRegisteredModel(orgId: string, name: string): Promise<RegisteredModel | undefined>;
+  /** Every registered model of the organization, by name. */
+  listRegisteredModels(orgId: string): Promise<RegisteredModel[]>;
+  /**
+   * A new version of the model, numbered one past the highest number it ever had (a deleted
+   * version's number is not given again); the model's updatedAt becomes `now`. Concurrent calls
+   * (several processes on one PostgreSQL) take distinct numbers. Undefined when the model does not exist.
+   */
+  createModelVersion(orgId: string, name: string, input: NewModelVersion, now: number): Promise<ModelVersion | undefined>;
+  getModelVersion(orgId: string, name: string, version: number): Promise<ModelVersion | undefined>;
+  /** The versions of the model of that name, or of every model of the organization when `name` is undefined; by model ID, then version. */
+  listModelVersions(orgId: string, name?: string): Promise<ModelVersion[]>;
+  /**
+   * Reads the model and its versions under a lock, applies `change` (a pure rule, which may throw:
+   * then nothing is written) and stores the result: the model's new state (renamed: CONFLICT when the
+   * name is taken; its versions follow), or, when `change` answers `model: null`, deletes the model
+   * with its versions; versions `change` leaves out are deleted, the others written when they changed.
+   * Returns the model and versions as stored, or undefined when the model does not exist.
+   */
+  updateRegisteredModel(
+    orgId: string,
+    name: string,
+    change: (model: RegisteredModel, versions: ModelVersion[]) => RegistryChange,
+    now: number,
+  ): Promise<RegistryEntry | undefined>;
+}
+
+/** What a registry write may change of a registered model. */
+export interface RegisteredModelState {
+  name: string;
+  description: string;
+  /** Key-value tags, in the order first set. */
+  tags: [string, string][];
+  /** Aliases and the version each names, in the order first set. */
+  aliases: [string, number][];
+}
+
+export interface RegisteredModel extends RegisteredModelState {
+  id: number;
+  /** The highest version number the model ever gave. */
+  lastVersion: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** What a registry write may change of a model version. */
+export interface ModelVersionState {
+  version: number;
+  description: string;
+  /** MLflow's stage: None, Staging, Production or Archived. */
+  stage: string;
+  tags: [string, string][];
+}
+
+export interface NewModelVersion {
+  description: string;
+  userId: string;
+  stage: string;
+  /** The source the client named (`mlflow-artifacts:/…`, `models:/…`, a URI). */
+  source: string;
+  /** Where its files are read from (the source, or the resolved location of a `models:/` source). */
+  storageLocation: string;
+  runId: string;
+  runLink: string;
+  status: string;
+  tags: [string, string][];
+}
+
+export interface ModelVersion extends ModelVersionState, Omit<NewModelVersion, keyof ModelVersionState> {
+  modelId: number;
+  modelName: string;
+  statusMessage: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** What a change of updateRegisteredModel answers: the model's new state (null: delete it) and the versions it keeps. */
+export interface RegistryChange {
+  model: RegisteredModelState | null;
+  versions: ModelVersionState[];
+}
+
+/** A registered model and its versions as stored after a change (model null: deleted). */
+export interface RegistryEntry {
+  model: RegisteredModel | null;
+  versions: ModelVersion[];
 }
 
 /** What MLflow's protocol keeps of a run beside Stepwise's fields (docs/api.md, "MLflow's REST API"). */

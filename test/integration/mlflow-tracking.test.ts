@@ -577,7 +577,7 @@ describe("MLflow's tracking API", () => {
     }
     const missing = await client.get(`${API}/runs/get`);
     assert.deepEqual([missing.status, missing.body.error_code], [400, "INVALID_PARAMETER_VALUE"]);
-    const unknown = await client.post(`${API}/model-versions/create`, {});
+    const unknown = await client.post(`${API}/traces/create`, {});
     assert.deepEqual([unknown.status, unknown.body.error_code], [404, "ENDPOINT_NOT_FOUND"]);
     const malformed = await client.raw("POST", `${API}/runs/create`, "{", { "content-type": "application/json" });
     assert.equal(malformed.status, 400);

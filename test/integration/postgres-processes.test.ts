@@ -41,6 +41,21 @@ describe("three server processes on one PostgreSQL database", () => {
     const history = await clients[0]!.get("/api/runs/status/history", { runId: run.runId });
     assert.equal(history.body.events.length, 1, "one RUNNING event");
 
+    // MLflow's model registry: 30 versions of one model created at once through the three processes
+    // take 30 distinct numbers (docs/api.md, "The model registry").
+    const registry = "/api/2.0/mlflow";
+    assert.equal((await clients[0]!.post(`${registry}/registered-models/create`, { name: "shared" })).status, 200);
+    const versions = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        clients[i % 3]!.post(`${registry}/model-versions/create`, { name: "shared", source: "s3://bucket/model" }),
+      ),
+    );
+    assert.deepEqual(
+      versions.map((response) => Number(response.body.model_version.version)).sort((a, b) => a - b),
+      Array.from({ length: 30 }, (_, i) => i + 1),
+      "one number per version",
+    );
+
     // Ingest through all three at once to one run and metric: interleaved steps, so batches overlap.
     const values = new Map<number, number>();
     await Promise.all(

@@ -75,7 +75,137 @@ def datasets():
     }
 
 
-SCENARIOS = {"default_experiment": default_experiment, "long_values": long_values, "datasets": datasets}
+def registry():
+    """The model registry: a sklearn model logged in a run, registered, aliased, staged, loaded back, searched."""
+    import warnings
+
+    import numpy as np
+    from sklearn.linear_model import LinearRegression
+
+    warnings.filterwarnings("ignore")
+    client = MlflowClient()
+    name = f"reg-{mlflow.utils.time.get_current_time_millis()}"
+    experiment_id = mlflow.create_experiment(f"{name}-experiment")
+    x = np.array([[1.0], [2.0], [3.0]])
+    model = LinearRegression().fit(x, np.array([2.0, 4.0, 6.0]))
+    with mlflow.start_run(experiment_id=experiment_id) as run:
+        mlflow.sklearn.log_model(model, "model")
+    first = mlflow.register_model(f"runs:/{run.info.run_id}/model", name)
+    second = mlflow.register_model(f"runs:/{run.info.run_id}/model", name)
+    client.set_registered_model_alias(name, "champion", first.version)
+    client.set_registered_model_tag(name, "team", "ml")
+    client.set_model_version_tag(name, second.version, "check", "ok")
+    client.update_registered_model(name, description="a line")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        client.transition_model_version_stage(name, first.version, "Production")
+        client.transition_model_version_stage(name, second.version, "Production", archive_existing_versions=True)
+        latest = client.get_latest_versions(name, stages=["Production"])
+    by_version = mlflow.pyfunc.load_model(f"models:/{name}/1")
+    by_alias = mlflow.pyfunc.load_model(f"models:/{name}@champion")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        by_stage = mlflow.pyfunc.load_model(f"models:/{name}/Production")
+    registered = client.get_registered_model(name)
+    alias_version = client.get_model_version_by_alias(name, "champion")
+    found = client.search_registered_models(filter_string=f"name = '{name}'")
+    versions = client.search_model_versions(f"name = '{name}'")
+    by_run = client.search_model_versions(f"run_id = '{run.info.run_id}'")
+    missing = None
+    try:
+        client.get_registered_model(f"{name}-nope")
+    except mlflow.exceptions.MlflowException as error:
+        missing = error.error_code
+    duplicate = None
+    try:
+        client.create_registered_model(name)
+    except mlflow.exceptions.MlflowException as error:
+        duplicate = error.error_code
+    client.rename_registered_model(name, f"{name}-renamed")
+    renamed = client.get_model_version(f"{name}-renamed", "2")
+    client.delete_model_version(f"{name}-renamed", "2")
+    after_delete = [v.version for v in client.search_model_versions(f"name = '{name}-renamed'")]
+    client.delete_registered_model(f"{name}-renamed")
+    gone = client.search_registered_models(filter_string=f"name LIKE '{name}%'")
+    return {
+        "versions": [first.version, second.version],
+        "prediction_by_version": [round(float(v), 6) for v in by_version.predict(np.array([[4.0]]))],
+        "prediction_by_alias": [round(float(v), 6) for v in by_alias.predict(np.array([[4.0]]))],
+        "prediction_by_stage": [round(float(v), 6) for v in by_stage.predict(np.array([[4.0]]))],
+        "aliases": {a: v for a, v in registered.aliases.items()},
+        "alias_version": alias_version.version,
+        "tags": registered.tags,
+        "description": registered.description,
+        "stages": sorted((v.version, v.current_stage) for v in versions),
+        "latest_production": [v.version for v in latest],
+        "found": [m.name == name for m in found],
+        "by_run": sorted(v.version for v in by_run),
+        "missing": missing,
+        "duplicate": duplicate,
+        "renamed": [renamed.name, renamed.version, renamed.tags],
+        "after_delete": after_delete,
+        "gone": len(gone),
+        "source_is_run_artifact": first.source.endswith(f"{run.info.run_id}/artifacts/model"),
+    }
+
+
+def registry_client():
+    """The registry without log_model (MLflow 3's needs the logged-models API): a run's files and a saved model registered, aliased, loaded."""
+    import os
+    import tempfile
+    import warnings
+
+    import numpy as np
+    from sklearn.linear_model import LinearRegression
+
+    warnings.filterwarnings("ignore")
+    client = MlflowClient()
+    name = f"regc-{mlflow.utils.time.get_current_time_millis()}"
+    experiment_id = mlflow.create_experiment(f"{name}-experiment")
+    with tempfile.TemporaryDirectory() as folder:
+        with open(os.path.join(folder, "weights.txt"), "w") as file:
+            file.write("w=42")
+        saved = os.path.join(folder, "saved")
+        mlflow.sklearn.save_model(LinearRegression().fit(np.array([[1.0], [2.0]]), np.array([3.0, 6.0])), saved)
+        with mlflow.start_run(experiment_id=experiment_id) as run:
+            mlflow.log_artifact(os.path.join(folder, "weights.txt"), "bundle")
+            mlflow.log_artifacts(saved, "saved")
+    client.create_registered_model(name, tags={"team": "ml"}, description="first")
+    source = f"{run.info.artifact_uri}/bundle"
+    version = client.create_model_version(name, source, run_id=run.info.run_id, tags={"t": "1"})
+    client.set_registered_model_alias(name, "prod", version.version)
+    # register_model resolves runs:/ in the client: a folder with an MLmodel file is its own source.
+    registered = mlflow.register_model(f"runs:/{run.info.run_id}/saved", name)
+    client.set_registered_model_alias(name, "model", registered.version)
+    loaded = mlflow.pyfunc.load_model(f"models:/{name}@model")
+    by_alias = client.get_model_version_by_alias(name, "prod")
+    with tempfile.TemporaryDirectory() as target:
+        path = mlflow.artifacts.download_artifacts(f"models:/{name}@prod", dst_path=target)
+        with open(os.path.join(path, "weights.txt")) as file:
+            downloaded = file.read()
+    bad_alias = None
+    try:
+        client.get_model_version_by_alias(name, "nope")
+    except mlflow.exceptions.MlflowException as error:
+        bad_alias = error.error_code
+    client.delete_registered_model_alias(name, "prod")
+    page = client.search_registered_models(filter_string=f"tags.team = 'ml' AND name = '{name}'", max_results=1)
+    return {
+        "version": version.version,
+        "registered": [registered.version, registered.source == f"{run.info.artifact_uri}/saved"],
+        "prediction": [round(float(v), 6) for v in loaded.predict(np.array([[4.0]]))],
+        "alias_version": by_alias.version,
+        "alias_aliases": list(by_alias.aliases),
+        "version_tags": by_alias.tags,
+        "downloaded": downloaded,
+        "download_uri": client.get_model_version_download_uri(name, version.version) == source,
+        "bad_alias": bad_alias,
+        "aliases_after_delete": dict(client.get_registered_model(name).aliases),
+        "searched": [m.name == name for m in page],
+    }
+
+
+SCENARIOS = {"default_experiment": default_experiment, "long_values": long_values, "datasets": datasets, "registry": registry, "registry_client": registry_client}
 
 if __name__ == "__main__":
     print(json.dumps(SCENARIOS[sys.argv[1]]()))

@@ -8,6 +8,7 @@ import { isolationContract } from "./contract/isolation.js";
 import { logContract } from "./contract/logs.js";
 import { metricContract } from "./contract/metrics.js";
 import { mlflowContract } from "./contract/mlflow.js";
+import { modelRegistryContract } from "./contract/model-registry.js";
 import { projectContract } from "./contract/projects.js";
 import { runContract } from "./contract/runs.js";
 import { sharedStateContract } from "./contract/shared-state.js";
@@ -36,6 +37,7 @@ for (const backend of BACKENDS) {
     describe("LogStore: console lines and data rows", () => logContract(store));
     describe("FileStore: file records", () => fileContract(store));
     describe("MlflowStore: MLflow's protocol", () => mlflowContract(store));
+    describe("ModelRegistryStore: MLflow's model registry", () => modelRegistryContract(store));
     describe("organization isolation, across the interfaces", () => isolationContract(store));
     // These open stores of their own: they need empty ones, or two.
     describe("SharedStateStore: state shared by processes", () => sharedStateContract(backend));

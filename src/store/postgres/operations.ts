@@ -11,6 +11,7 @@ import { insertLogNames, touchHeartbeat, writeRunColumn } from "./run-attributes
 import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
 import { getMlflowDefaultProject, getMlflowProject, getMlflowRun } from "./mlflow.js";
+import { postgresRegistryOperations } from "./model-registry.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { postgresMetricWrites } from "./metrics.js";
 
@@ -221,6 +222,7 @@ export function postgresOperations(sql: Sql): Async<Operations> {
     consoleLineKey: (runId, logType, skip, fromEnd) => consoleLineKey(sql, runId, logType, skip, fromEnd),
     consoleLinePage: (runId, logType, first, page) => consoleLinePage(sql, runId, logType, first, page),
 
+    ...postgresRegistryOperations(sql),
     ...metricReadOperations(sql),
     ...postgresMetricWrites(sql),
   };

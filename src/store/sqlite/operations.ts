@@ -7,6 +7,7 @@ import { newRunValues, statusEventValues } from "../workflows/run-lifecycle.js";
 import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
 import { getMlflowDefaultProject, getMlflowProject, getMlflowRun } from "./mlflow.js";
+import { sqliteRegistryOperations } from "./model-registry.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { sqliteMetricWrites } from "./metrics.js";
 import { getOrCreateProjectRow, getProject, getProjectByName } from "./projects.js";
@@ -203,6 +204,7 @@ export function sqliteOperations(s: Statements): Operations {
     consoleLineKey: (runId, logType, skip, fromEnd) => consoleLineKey(s, runId, logType, skip, fromEnd),
     consoleLinePage: (runId, logType, first, page) => consoleLinePage(s, runId, logType, first, page),
 
+    ...sqliteRegistryOperations(s),
     ...metricReadOperations(s),
     ...sqliteMetricWrites(s),
   };

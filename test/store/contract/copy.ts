@@ -62,6 +62,30 @@ async function populate(s: Store): Promise<{ orgId: string; runId: number; forkI
   await s.getOrCreateSigningSecret(randomBytes(32), T0);
   // MLflow's default experiment: a project marked as its organization's default.
   await s.createMlflowDefaultProject(org.id);
+  // MLflow's model registry: a model with a tag and an alias, and a version of it.
+  await s.createRegisteredModel(org.id, { name: "model", description: "d", tags: [["k", "v"]], aliases: [] }, T0);
+  await s.createModelVersion(
+    org.id,
+    "model",
+    {
+      description: "",
+      userId: "u",
+      stage: "None",
+      source: "mlflow-artifacts:/1/x/artifacts/model",
+      storageLocation: "mlflow-artifacts:/1/x/artifacts/model",
+      runId: "x",
+      runLink: "",
+      status: "READY",
+      tags: [["t", "1"]],
+    },
+    T0 + 1,
+  );
+  await s.updateRegisteredModel(
+    org.id,
+    "model",
+    (model, versions) => ({ model: { ...model, aliases: [["champion", 1]] }, versions }),
+    T0 + 2,
+  );
   return { orgId: org.id, runId: run.id, forkId: fork.run.id };
 }
 
@@ -109,6 +133,10 @@ export function copyContract(backend: StoreOpener<Store>): void {
       const defaultExperiment = await t.getMlflowDefaultProject(orgId);
       assert.deepEqual([defaultExperiment?.name, defaultExperiment?.defaultExperiment], ["Default", true]);
       assert.deepEqual(defaultExperiment, await s.getMlflowDefaultProject(orgId));
+      assert.deepEqual(await t.listModelVersions(orgId), await s.listModelVersions(orgId));
+      assert.deepEqual(await t.getRegisteredModel(orgId, "model"), await s.getRegisteredModel(orgId, "model"));
+      assert.deepEqual((await t.getRegisteredModel(orgId, "model"))?.aliases, [["champion", 1]]);
+      assert.equal((await t.createModelVersion(orgId, "model", (await s.listModelVersions(orgId))[0]!, T0 + 20))?.version, 2);
       assert.deepEqual(await t.getApiKeyByHash("a".repeat(64)), await s.getApiKeyByHash("a".repeat(64)));
       assert.deepEqual(
         Buffer.from(await t.getOrCreateSigningSecret(randomBytes(32), T0)),

@@ -5,6 +5,7 @@ import { mlflowErrorHandler } from "../../errors.js";
 import { artifactRoutes } from "./artifacts.js";
 import { experimentRoutes } from "./experiments.js";
 import { metricRoutes } from "./metrics.js";
+import { registryRoutes } from "./registry.js";
 import { runRoutes } from "./runs.js";
 
 /** Where MLflow's client finds the tracking API and the artifact proxy: under /api and /ajax-api, as on MLflow's server. */
@@ -26,7 +27,7 @@ export function mlflowRoutes(deps: RouteDeps) {
   };
   return async (app: FastifyInstance) => {
     for (const prefix of MLFLOW_PREFIXES) {
-      const resources = [experimentRoutes(deps), runRoutes(deps), metricRoutes(deps), artifacts.tracking];
+      const resources = [experimentRoutes(deps), runRoutes(deps), metricRoutes(deps), registryRoutes(deps), artifacts.tracking];
       await app.register(
         scope(async (api) => {
           for (const routes of resources) await routes(api);
