@@ -2,7 +2,9 @@
  * npm run bench:mlflow — MLflow's REST API against the targets of the MLflow-protocol issue:
  * - log-batch ingest: batches of 1,000 metrics (10 keys × 100 steps), 8 runs logging at once;
  * - runs/search over 500 runs × 20 params: a param + metric filter with order_by (about 50 hits),
- *   and all 500 runs.
+ *   and all 500 runs;
+ * - the model registry: 1,000 registered models × 3 versions, search_registered_models and
+ *   search_model_versions (target p50 ≤ 20 ms).
  * Against a fresh Stepwise server started from this checkout; when MLflow's own server is set up on
  * this machine (MLFLOW_ENV, default /work/mlflow-env, built by the MLflow client tool's setup.sh),
  * the same load against it (with fewer ingest batches: it is much slower) and the ratio.
@@ -162,6 +164,66 @@ async function search(target: Target): Promise<{ filtered: number; all: number; 
   return { filtered: filtered.p50, all: all.p50, hits: filtered.hits, baseline: percentile(baseline, 50) };
 }
 
+const MODELS = 1000;
+const VERSIONS = 3;
+
+// biome-ignore lint/suspicious/noExplicitAny: MLflow responses are read by shape here, as JSON.
+async function get(target: Target, path: string, query: Record<string, string>): Promise<any> {
+  const response = await fetch(`${target.url}/api/2.0/mlflow${path}?${new URLSearchParams(query)}`, { headers: target.headers });
+  if (!response.ok) throw new Error(`${target.name} ${path}: ${response.status} ${(await response.text()).slice(0, 300)}`);
+  return response.json();
+}
+
+/** The p50 of REQUESTS timed calls, after five to warm up; and what the last one answered. */
+async function p50Of<T>(once: () => Promise<T>): Promise<{ p50: number; last: T }> {
+  let last!: T;
+  const timed = async () => {
+    const t0 = performance.now();
+    last = await once();
+    return performance.now() - t0;
+  };
+  for (let i = 0; i < 5; i++) await timed();
+  const samples = [];
+  for (let i = 0; i < REQUESTS; i++) samples.push(await timed());
+  samples.sort((a, b) => a - b);
+  return { p50: percentile(samples, 50), last };
+}
+
+/**
+ * The model registry: MODELS registered models with VERSIONS versions each (made 8 at a time), then
+ * search_registered_models (a name prefix; the first page of all) and search_model_versions (one
+ * model's versions; one run's) latencies.
+ */
+async function registry(target: Target): Promise<{ models: number; modelsPage: number; versions: number; versionsOfRun: number }> {
+  const experimentId = (await call(target, "/experiments/create", { name: `registry-${Date.now()}` })).experiment_id;
+  const runIds = await Promise.all(Array.from({ length: 10 }, (_, r) => createRun(target, experimentId, `train-${r}`)));
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let m = next++; m < MODELS; m = next++) {
+        const name = `model-${String(m).padStart(4, "0")}`;
+        await call(target, "/registered-models/create", { name, tags: [{ key: "team", value: `t${m % 7}` }] });
+        for (let v = 0; v < VERSIONS; v++) {
+          const runId = runIds[(m + v) % runIds.length]!;
+          const source = `mlflow-artifacts:/${experimentId}/${runId}/artifacts/model`;
+          await call(target, "/model-versions/create", { name, source, run_id: runId });
+        }
+      }
+    }),
+  );
+  const models = await p50Of(() => get(target, "/registered-models/search", { filter: "name LIKE 'model-05%'", max_results: "100" }));
+  if (models.last.registered_models?.length !== 100)
+    throw new Error(`${target.name}: name search found ${models.last.registered_models?.length}`);
+  const modelsPage = await p50Of(() => get(target, "/registered-models/search", { max_results: "100" }));
+  const versions = await p50Of(() => get(target, "/model-versions/search", { filter: "name = 'model-0500'" }));
+  if (versions.last.model_versions?.length !== VERSIONS)
+    throw new Error(`${target.name}: version search found ${versions.last.model_versions?.length}`);
+  const versionsOfRun = await p50Of(() =>
+    get(target, "/model-versions/search", { filter: `run_id = '${runIds[3]}'`, max_results: "1000" }),
+  );
+  return { models: models.p50, modelsPage: modelsPage.p50, versions: versions.p50, versionsOfRun: versionsOfRun.p50 };
+}
+
 async function measure(target: Target, batches: number, figures: Figure[], targets: boolean) {
   const { pointsPerSecond, cpuMsPerBatch, loadCpuMsPerBatch } = await ingest(target, batches);
   figures.push({
@@ -173,7 +235,7 @@ async function measure(target: Target, batches: number, figures: Figure[], targe
   if (cpuMsPerBatch !== undefined) figures.push({ name: `${target.name}: server CPU per log-batch`, value: cpuMsPerBatch, unit: "ms" });
   // The load generator shares the machine's cores with the server: its own CPU is what the server could not use.
   figures.push({ name: `${target.name}: load generator CPU per log-batch`, value: loadCpuMsPerBatch, unit: "ms" });
-  if (process.env.BENCH_SKIP_SEARCH === "1") return { pointsPerSecond, filtered: Number.NaN, all: Number.NaN };
+  if (process.env.BENCH_SKIP_SEARCH === "1") return { pointsPerSecond, filtered: Number.NaN, all: Number.NaN, registry: undefined };
   const { filtered, all, hits, baseline } = await search(target);
   figures.push({
     name: `${target.name}: search p50 (${hits} hits)`,
@@ -183,7 +245,27 @@ async function measure(target: Target, batches: number, figures: Figure[], targe
   });
   figures.push({ name: `${target.name}: search all 500 p50`, value: all, unit: "ms" });
   figures.push({ name: `${target.name}: search, no hit p50 (baseline)`, value: baseline, unit: "ms" });
-  return { pointsPerSecond, filtered, all };
+  const found = await registry(target);
+  const within20 = targets ? { target: { bound: "max" as const, value: 20 } } : {};
+  figures.push({
+    name: `${target.name}: search_registered_models, name prefix (100 of ${MODELS}) p50`,
+    value: found.models,
+    unit: "ms",
+    ...within20,
+  });
+  figures.push({
+    name: `${target.name}: search_registered_models, first page of 100 p50`,
+    value: found.modelsPage,
+    unit: "ms",
+    ...within20,
+  });
+  figures.push({ name: `${target.name}: search_model_versions, one model p50`, value: found.versions, unit: "ms", ...within20 });
+  figures.push({
+    name: `${target.name}: search_model_versions, one run (${(MODELS * VERSIONS) / 10}) p50`,
+    value: found.versionsOfRun,
+    unit: "ms",
+  });
+  return { pointsPerSecond, filtered, all, registry: found };
 }
 
 execFileSync("npm", ["run", "build"], { stdio: "ignore" });
@@ -266,6 +348,11 @@ if (existsSync(`${MLFLOW_ENV}/src-2.17.2`) && existsSync(`${MLFLOW_TOOL}/env.sh`
     figures.push({ name: "ratio log-batch (Stepwise/MLflow)", value: stepwise.pointsPerSecond / mlflow.pointsPerSecond, unit: "×" });
     figures.push({ name: "ratio filtered search (MLflow/Stepwise)", value: mlflow.filtered / stepwise.filtered, unit: "×" });
     figures.push({ name: "ratio search all 500 (MLflow/Stepwise)", value: mlflow.all / stepwise.all, unit: "×" });
+    if (mlflow.registry && stepwise.registry) {
+      const [theirs, ours] = [mlflow.registry, stepwise.registry];
+      figures.push({ name: "ratio search_registered_models, prefix (MLflow/Stepwise)", value: theirs.models / ours.models, unit: "×" });
+      figures.push({ name: "ratio search_model_versions, one model (MLflow/Stepwise)", value: theirs.versions / ours.versions, unit: "×" });
+    }
   } catch (error) {
     console.log(`  MLflow's own server: skipped — ${(error as Error).message}`);
   } finally {

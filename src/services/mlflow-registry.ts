@@ -11,6 +11,7 @@ import {
   latestVersions,
   promptRule,
   type RegistrySearch,
+  nameNamed,
   searchPage,
   setAlias,
   setTag,
@@ -236,7 +237,9 @@ export class MlflowRegistry {
       tiebreak: (model) => [{ value: model.name, ascending: true }],
     };
     const { page, nextPageToken } = searchPage(search);
-    return { models: page.map((model) => ({ model, versions: versions.filter((v) => v.modelId === model.id) })), nextPageToken };
+    const versionsOf = new Map<number, ModelVersion[]>();
+    for (const version of versions) versionsOf.set(version.modelId, [...(versionsOf.get(version.modelId) ?? []), version]);
+    return { models: page.map((model) => ({ model, versions: versionsOf.get(model.id) ?? [] })), nextPageToken };
   }
 
   async searchVersions(
@@ -246,7 +249,10 @@ export class MlflowRegistry {
     checkRegistryClauses(request.clauses, "model version");
     checkRegistryOrder(request.terms);
     const { store } = this.deps;
-    const [models, versions] = await Promise.all([store.listRegisteredModels(orgId), store.listModelVersions(orgId)]);
+    const [models, versions] = await Promise.all([
+      store.listRegisteredModels(orgId),
+      store.listModelVersions(orgId, nameNamed(request.clauses)),
+    ]);
     const byId = new Map(models.map((m) => [m.id, m]));
     const terms =
       request.terms.length > 0 ? request.terms : [{ entity: "attribute" as const, key: "last_updated_timestamp", ascending: false }];

@@ -6,6 +6,7 @@ import {
   checkAlias,
   checkSource,
   latestVersions,
+  nameNamed,
   parseVersion,
   promptRule,
   searchPage,
@@ -119,5 +120,12 @@ describe("MLflow's model registry rules", () => {
     const third = page(second.nextPageToken);
     assert.deepEqual([first.page, second.page, third.page, third.nextPageToken], [["a", "b"], ["c", "d"], ["e"], undefined]);
     refused(() => page("garbage"));
+  });
+
+  it("names the model a filter pins by name equality, and no other", () => {
+    const clause = (key: string, comparator: "=" | "LIKE", value: string) => ({ entity: "attribute" as const, key, comparator, value });
+    assert.equal(nameNamed([clause("run_id", "=", "r"), clause("name", "=", "m")]), "m");
+    assert.equal(nameNamed([clause("name", "LIKE", "m%")]), undefined);
+    assert.equal(nameNamed([{ entity: "tag", key: "name", comparator: "=", value: "m" }]), undefined);
   });
 });

@@ -215,6 +215,15 @@ export function checkRegistryClauses(clauses: readonly Clause[], what: string): 
       throw invalidParameter(`Invalid entity type '${clause.entity}' in a ${what} filter: expected tags or an attribute`);
 }
 
+/**
+ * The model a registry filter names by `name = '…'`, if any: a search then reads that model's versions
+ * alone (the clauses still decide, so this only narrows what is read).
+ */
+export function nameNamed(clauses: readonly Clause[]): string | undefined {
+  const clause = clauses.find((c) => c.entity === "attribute" && c.key === "name" && c.comparator === "=" && typeof c.value === "string");
+  return clause?.value as string | undefined;
+}
+
 /** Registry searches order by attributes only, each named once (MLflow's `order_by` rules for the registry). */
 export function checkRegistryOrder(terms: readonly OrderTerm[]): void {
   const seen = new Set<string>();
