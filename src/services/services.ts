@@ -2,6 +2,7 @@ import type { ServiceDeps } from "./deps.js";
 import { FileService } from "./files.js";
 import { IngestService } from "./ingest.js";
 import { MlflowExperiments } from "./mlflow-experiments.js";
+import { MlflowLoggedModels } from "./mlflow-logged-models.js";
 import { MlflowRuns } from "./mlflow-runs.js";
 import { RunLifecycle } from "./runs.js";
 
@@ -19,6 +20,8 @@ export interface Services {
   mlflowExperiments: MlflowExperiments;
   /** MLflow's run writes: create, update, log-batch (through ingest.ts), tags, inputs, models. */
   mlflowRuns: MlflowRuns;
+  /** MLflow 3's logged models. */
+  mlflowLoggedModels: MlflowLoggedModels;
 }
 
 /** The services of one application (src/app.ts builds them once, so state such as upload turns is shared by every route). */
@@ -31,5 +34,6 @@ export function createServices(deps: ServiceDeps): Services {
     files: new FileService(deps),
     mlflowExperiments: new MlflowExperiments(deps),
     mlflowRuns: new MlflowRuns(deps, runs, ingest),
+    mlflowLoggedModels: new MlflowLoggedModels(deps),
   };
 }

@@ -2,6 +2,8 @@ import type { Store, StoreConnection } from "./store.js";
 import type { Workflow } from "./workflow.js";
 import * as accounts from "./workflows/accounts.js";
 import type { AccountOperations } from "./workflows/accounts.js";
+import * as loggedModels from "./workflows/logged-models.js";
+import type { LoggedModelOperations } from "./workflows/logged-models.js";
 import * as mlflow from "./workflows/mlflow.js";
 import type { MlflowOperations } from "./workflows/mlflow.js";
 import * as lifecycle from "./workflows/run-lifecycle.js";
@@ -50,6 +52,10 @@ const TRANSACTIONS = {
   updateRunMlflow: "transaction",
   listMlflowCandidates: "statement",
   listMlflowInputs: "statement",
+  createLoggedModel: "transaction",
+  getLoggedModel: "statement",
+  listLoggedModels: "statement",
+  updateLoggedModel: "transaction",
   createRun: "transaction",
   resumeRun: "transaction",
   getRun: "statement",
@@ -105,6 +111,7 @@ export type Operations = AccountOperations &
   RunWriteOperations &
   RunReadOperations &
   MlflowOperations &
+  LoggedModelOperations &
   MetricReadOperations &
   MetricWriteOperations;
 
@@ -116,6 +123,7 @@ const WORKFLOWS = {
   createMlflowDefaultProject: mlflow.createMlflowDefaultProject,
   updateProjectMlflow: mlflow.updateProjectMlflow,
   updateRunMlflow: mlflow.updateRunMlflow,
+  updateLoggedModel: loggedModels.updateLoggedModel,
   createRun: lifecycle.createRun,
   resumeRun: lifecycle.resumeRun,
   updateRunStatus: lifecycle.updateRunStatus,
