@@ -1,7 +1,9 @@
 import { doesNotExist, invalidParameter } from "../domain/mlflow/errors.js";
 import { experimentIdOf } from "../domain/mlflow/ids.js";
 import {
+  boundedPairs,
   checkLoggedModelName,
+  checkModelType,
   finalizeStatus,
   isLoggedModelId,
   loggedModelArtifactUri,
@@ -65,10 +67,10 @@ export class MlflowLoggedModels {
       id: newLoggedModelId(),
       projectId: project.id,
       name: checkLoggedModelName(request.name, randomModelName),
-      modelType: request.modelType || null,
+      modelType: checkModelType(request.modelType),
       sourceRunId: run?.id ?? null,
-      params: setPairs([], request.params),
-      tags: setPairs([], request.tags),
+      params: boundedPairs("params", setPairs([], request.params)),
+      tags: boundedPairs("tags", setPairs([], request.tags)),
       now: clock.now(),
     });
     // The experiment or the run went away since they were read.
@@ -88,11 +90,11 @@ export class MlflowLoggedModels {
   }
 
   async logParams(orgId: string, modelId: string, params: [string, string][]): Promise<void> {
-    await this.update(orgId, modelId, (s) => ({ ...s, params: setPairs(s.params, params) }));
+    await this.update(orgId, modelId, (s) => ({ ...s, params: boundedPairs("params", setPairs(s.params, params)) }));
   }
 
   async setTags(orgId: string, modelId: string, tags: [string, string][]): Promise<ModelView> {
-    return this.update(orgId, modelId, (s) => ({ ...s, tags: setPairs(s.tags, tags) }));
+    return this.update(orgId, modelId, (s) => ({ ...s, tags: boundedPairs("tags", setPairs(s.tags, tags)) }));
   }
 
   async deleteTag(orgId: string, modelId: string, key: string): Promise<void> {

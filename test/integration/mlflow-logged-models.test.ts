@@ -118,6 +118,23 @@ describe("MLflow logged models", () => {
     assert.deepEqual([unknown.status, unknown.body.error_code], [404, "RESOURCE_DOES_NOT_EXIST"]);
   });
 
+  it("bounds what one model keeps: a model type of 500 characters, params and tags of 1,000,000 characters of JSON", async () => {
+    const long = await client.post(`${API}/logged-models`, { experiment_id: experimentId, model_type: "x".repeat(501) });
+    assert.deepEqual([long.status, long.body.error_code], [400, "INVALID_PARAMETER_VALUE"]);
+    const model = await create({ name: "bounded" });
+    const id = model.info.model_id;
+    // 250 tags of 8,000 characters: about 2 MB, in requests of 50 (each under the request limit).
+    let refused: { status: number; body: { error_code?: string } } | undefined;
+    for (let batch = 0; batch < 5 && !refused; batch++) {
+      const tags = Array.from({ length: 50 }, (_, i) => ({ key: `t${batch}-${i}`, value: "v".repeat(8000) }));
+      const response = await patch(`/logged-models/${id}/tags`, { tags });
+      if (response.status !== 200) refused = response;
+    }
+    assert.deepEqual([refused?.status, refused?.body.error_code], [413, "INVALID_PARAMETER_VALUE"]);
+    const kept = (await client.get(`${API}/logged-models/${id}`)).body.model.info.tags;
+    assert.ok(kept.length < 250 && JSON.stringify(kept.map((t: { key: string; value: string }) => [t.key, t.value])).length <= 1_000_000);
+  });
+
   it("searches by filter, orders by attributes (newest first by default) and pages", async () => {
     const experiment = (await client.post(`${API}/experiments/create`, { name: "search" })).body.experiment_id;
     const ids: string[] = [];

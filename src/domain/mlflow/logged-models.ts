@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { DomainError } from "../errors.js";
 import { decodePageToken, encodePageToken } from "../page-token.js";
+import { MAX_RUN_JSON_LENGTH } from "../runs.js";
 import { inMlflowTerms, invalidParameter } from "./errors.js";
 import { checkKey, LIMITS, truncatedValue } from "./model.js";
 import {
@@ -75,6 +77,28 @@ export function checkLoggedModelName(name: string | undefined, generated: () => 
 export function modelPair(key: unknown, value: unknown, what: "param" | "tag"): [string, string] {
   const max = what === "param" ? LIMITS.paramValueLength : LIMITS.tagValueLength;
   return [checkKey(key, `${what} key`), truncatedValue(value ?? "", `${what} value`, max)];
+}
+
+/** A model type as MLflow's server stores it: at most 500 characters (its column's width). */
+export function checkModelType(modelType: string | undefined): string | null {
+  if (modelType === undefined || modelType === "") return null;
+  if (modelType.length > LOGGED_MODEL_NAME_LENGTH)
+    throw invalidParameter(`'model_type' exceeds the maximum length of ${LOGGED_MODEL_NAME_LENGTH} characters`);
+  return modelType;
+}
+
+/**
+ * A model's params or tags, bounded as a run's JSON fields are (MAX_RUN_JSON_LENGTH characters of
+ * JSON), so that repeated writes cannot grow one model's row without limit: PAYLOAD_TOO_LARGE past it.
+ */
+export function boundedPairs(field: "params" | "tags", pairs: [string, string][]): [string, string][] {
+  const length = JSON.stringify(pairs).length;
+  if (length > MAX_RUN_JSON_LENGTH)
+    throw new DomainError(
+      "PAYLOAD_TOO_LARGE",
+      `${field}: a logged model's ${field} may hold at most ${MAX_RUN_JSON_LENGTH} characters of JSON; this update would make it ${length}`,
+    );
+  return pairs;
 }
 
 /** Pairs set on a model: a key set again takes the new value in place; new keys are added in order. */
