@@ -128,10 +128,4 @@ export class MlflowExperiments {
     const missing = () => doesNotExist(`No tag with name: ${key} in experiment ${experimentIdOf(project.id, project.defaultExperiment)}`);
     await updateProjectMlflow(store, orgId, project.id, (s) => ({ ...s, mlflowTags: withoutTag(s.mlflowTags, key, missing) }), clock.now());
   }
-
-  /** logged-models/search: Stepwise keeps no logged models; each named experiment must exist. */
-  async searchLoggedModels(orgId: string, experimentIds: unknown[]): Promise<[]> {
-    for (const id of experimentIds) await findExperiment(this.deps.store, orgId, String(id));
-    return [];
-  }
 }

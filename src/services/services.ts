@@ -3,6 +3,7 @@ import { FileService } from "./files.js";
 import { IngestService } from "./ingest.js";
 import { MlflowExperiments } from "./mlflow-experiments.js";
 import { MlflowRegistry } from "./mlflow-registry.js";
+import { MlflowLoggedModels } from "./mlflow-logged-models.js";
 import { MlflowRuns } from "./mlflow-runs.js";
 import { RunLifecycle } from "./runs.js";
 
@@ -21,6 +22,8 @@ export interface Services {
   mlflowRegistry: MlflowRegistry;
   /** MLflow's run writes: create, update, log-batch (through ingest.ts), tags, inputs, models. */
   mlflowRuns: MlflowRuns;
+  /** MLflow 3's logged models. */
+  mlflowLoggedModels: MlflowLoggedModels;
 }
 
 /** The services of one application (src/app.ts builds them once, so state such as upload turns is shared by every route). */
@@ -34,5 +37,6 @@ export function createServices(deps: ServiceDeps): Services {
     mlflowExperiments: new MlflowExperiments(deps),
     mlflowRegistry: new MlflowRegistry(deps),
     mlflowRuns: new MlflowRuns(deps, runs, ingest),
+    mlflowLoggedModels: new MlflowLoggedModels(deps),
   };
 }

@@ -2,6 +2,8 @@ import type { Store, StoreConnection } from "./store.js";
 import type { Workflow } from "./workflow.js";
 import * as accounts from "./workflows/accounts.js";
 import type { AccountOperations } from "./workflows/accounts.js";
+import * as loggedModels from "./workflows/logged-models.js";
+import type { LoggedModelOperations } from "./workflows/logged-models.js";
 import * as mlflow from "./workflows/mlflow.js";
 import type { MlflowOperations } from "./workflows/mlflow.js";
 import * as registry from "./workflows/model-registry.js";
@@ -59,6 +61,10 @@ const TRANSACTIONS = {
   getModelVersion: "statement",
   listModelVersions: "statement",
   updateRegisteredModel: "transaction",
+  createLoggedModel: "transaction",
+  getLoggedModel: "statement",
+  listLoggedModels: "statement",
+  updateLoggedModel: "transaction",
   createRun: "transaction",
   resumeRun: "transaction",
   getRun: "statement",
@@ -115,6 +121,7 @@ export type Operations = AccountOperations &
   RunReadOperations &
   MlflowOperations &
   ModelRegistryOperations &
+  LoggedModelOperations &
   MetricReadOperations &
   MetricWriteOperations;
 
@@ -129,6 +136,7 @@ const WORKFLOWS = {
   createRegisteredModel: registry.createRegisteredModel,
   createModelVersion: registry.createModelVersion,
   updateRegisteredModel: registry.updateRegisteredModel,
+  updateLoggedModel: loggedModels.updateLoggedModel,
   createRun: lifecycle.createRun,
   resumeRun: lifecycle.resumeRun,
   updateRunStatus: lifecycle.updateRunStatus,

@@ -3,8 +3,10 @@ import type { ColumnSort } from "../domain/run-list.js";
 import type { RunStatus, StatusSource } from "../domain/status.js";
 import type { MetricSummaryState } from "../domain/summaries.js";
 import { logGroupOf } from "../domain/log-names.js";
+import type { LoggedModelStatus } from "../domain/mlflow/logged-models.js";
 import type {
   Alert,
+  LoggedModel,
   ApiKeyRecord,
   ConsoleLine,
   LogName,
@@ -516,3 +518,41 @@ export const toProjectForRuns = (row: ProjectRow): ProjectForRuns => ({
   runPrefix: row.run_prefix,
   deletedAt: row.deleted_at,
 });
+
+export interface LoggedModelRow {
+  id: string;
+  project_id: number;
+  project_mlflow_default: number;
+  name: string;
+  model_type: string | null;
+  source_run_id: number | null;
+  source_mlflow_id: string | null;
+  status: LoggedModelStatus;
+  params: string;
+  tags: string;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+/** A logged model with its experiment's default mark and its source run's MLflow ID (LoggedModelStore); both backends' SQL. */
+export const LOGGED_MODEL_READ: RecordRead<LoggedModelRow, LoggedModel> = {
+  select: `SELECT m.id, m.project_id, p.mlflow_default AS project_mlflow_default, m.name, m.model_type, m.source_run_id,
+                  r.mlflow_id AS source_mlflow_id, m.status, m.params, m.tags, m.created_at, m.updated_at, m.deleted_at
+           FROM mlflow_logged_models m JOIN projects p ON p.id = m.project_id LEFT JOIN runs r ON r.id = m.source_run_id`,
+  toRecord: (row) => ({
+    id: row.id,
+    projectId: row.project_id,
+    inDefaultExperiment: row.project_mlflow_default === 1,
+    name: row.name,
+    modelType: row.model_type,
+    sourceRunId: row.source_run_id,
+    sourceMlflowRunId: row.source_mlflow_id,
+    status: row.status,
+    params: JSON.parse(row.params) as [string, string][],
+    tags: JSON.parse(row.tags) as [string, string][],
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    deletedAt: row.deleted_at,
+  }),
+};

@@ -7,6 +7,7 @@ import type { ColumnSort } from "../domain/run-list.js";
 import type { MetricSummaryState } from "../domain/summaries.js";
 import type { Point, SampledPoint } from "../domain/sampling.js";
 import type { CopyRow, CopyValue } from "./copy-tables.js";
+import type { LoggedModelStatus } from "../domain/mlflow/logged-models.js";
 
 /**
  * The storage contract, one interface per aggregate (docs/architecture.md, "Storage"). Both backends
@@ -29,6 +30,7 @@ export interface Store
     FileStore,
     MlflowStore,
     ModelRegistryStore,
+    LoggedModelStore,
     SharedStateStore,
     CopyStore {}
 
@@ -176,6 +178,64 @@ export interface RegisteredModel extends RegisteredModelState {
   id: number;
   /** The highest version number the model ever gave. */
   lastVersion: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * MLflow 3's logged models (docs/api.md, "MLflow's REST API: logged models"): a model of an
+ * experiment (a project), optionally made by a run, whose files are files of that run.
+ */
+export interface LoggedModelStore {
+  /** Stores a new model (its ID given by the caller, "m-<32 hex>"). Undefined when the project or the source run is not in the organization. */
+  createLoggedModel(orgId: string, input: NewLoggedModel): Promise<LoggedModel | undefined>;
+  /** A model by its ID, deleted or not; undefined when it is not in the organization. */
+  getLoggedModel(orgId: string, modelId: string): Promise<LoggedModel | undefined>;
+  /** The models of these projects that are not deleted, newest first. */
+  listLoggedModels(orgId: string, projectIds: number[]): Promise<LoggedModel[]>;
+  /**
+   * Reads the model under a lock, applies `change` (a pure rule, which may throw a DomainError or an
+   * MlflowError: then nothing is written) and stores the result, updating its time. Undefined when
+   * the model is not in the organization.
+   */
+  updateLoggedModel(
+    orgId: string,
+    modelId: string,
+    change: (state: LoggedModelState) => LoggedModelState,
+    now: number,
+  ): Promise<LoggedModel | undefined>;
+}
+
+/** What a logged model's changes (finalize, params, tags, delete) may change. */
+export interface LoggedModelState {
+  status: LoggedModelStatus;
+  params: [string, string][];
+  tags: [string, string][];
+  deletedAt: number | null;
+}
+
+export interface NewLoggedModel {
+  id: string;
+  projectId: number;
+  name: string;
+  modelType: string | null;
+  /** The Stepwise ID of the run that logs the model. */
+  sourceRunId: number | null;
+  params: [string, string][];
+  tags: [string, string][];
+  now: number;
+}
+
+export interface LoggedModel extends LoggedModelState {
+  id: string;
+  projectId: number;
+  /** Whether the project is the organization's default experiment ("0"). */
+  inDefaultExperiment: boolean;
+  name: string;
+  modelType: string | null;
+  sourceRunId: number | null;
+  /** The source run's MLflow run ID. */
+  sourceMlflowRunId: string | null;
   createdAt: number;
   updatedAt: number;
 }

@@ -44,12 +44,14 @@ describe("MLflow's API under hostile input", () => {
   let client: ApiClient;
   let experimentId: string;
   let runId: string;
+  let modelId: string;
   before(async () => {
     test = await startTestServer();
     client = test.client;
     experimentId = (await client.post(`${API}/experiments/create`, { name: "hostile" })).body.experiment_id;
     runId = (await client.post(`${API}/runs/create`, { experiment_id: experimentId, start_time: 1 })).body.run.info.run_id;
     await client.post(`${API}/runs/log-metric`, { run_id: runId, key: "m", value: 1, timestamp: 1, step: 0 });
+    modelId = (await client.post(`${API}/logged-models`, { experiment_id: experimentId, source_run_id: runId })).body.model.info.model_id;
   });
   after(async () => test.close());
 
@@ -80,7 +82,30 @@ describe("MLflow's API under hostile input", () => {
       "/runs/search",
       { experiment_ids: [experimentId], filter: "metrics.m > 0", order_by: ["metrics.m DESC"], max_results: 5, page_token: "" },
     ],
-    ["/logged-models/search", { experiment_ids: [experimentId] }],
+    [
+      "/logged-models/search",
+      {
+        experiment_ids: [experimentId],
+        filter: "name = 'x'",
+        order_by: [{ field_name: "name", ascending: false }],
+        datasets: [{ dataset_name: "d" }],
+        max_results: 5,
+        page_token: "",
+      },
+    ],
+    [
+      "/logged-models",
+      {
+        experiment_id: experimentId,
+        name: "m",
+        model_type: "t",
+        source_run_id: runId,
+        params: [{ key: "p", value: "1" }],
+        tags: [{ key: "k", value: "v" }],
+      },
+    ],
+    [`/logged-models/${modelId}/params`, { model_id: modelId, params: [{ key: "p", value: "1" }] }],
+    ["/runs/outputs", { run_id: runId, models: [{ model_id: modelId, step: 0 }] }],
   ];
   const gets = (): [string, Record<string, string>][] => [
     ["/experiments/get", { experiment_id: experimentId }],
@@ -90,6 +115,9 @@ describe("MLflow's API under hostile input", () => {
     ["/metrics/get-history", { run_id: runId, metric_key: "m", max_results: "10", page_token: "" }],
     ["/metrics/get-history-bulk-interval", { run_ids: runId, metric_key: "m", max_results: "10", start_step: "0", end_step: "5" }],
     ["/artifacts/list", { run_id: runId, path: "" }],
+    [`/logged-models/${modelId}`, { allow_deleted: "true" }],
+    [`/logged-models/${modelId}/artifacts/directories`, { artifact_directory_path: "" }],
+    [`/logged-models/${modelId}/artifacts/files`, { artifact_file_path: "MLmodel" }],
   ];
 
   const checkAnswer = (what: string, status: number, body: { error_code?: unknown; message?: unknown }) => {

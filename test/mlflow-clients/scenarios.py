@@ -205,7 +205,49 @@ def registry_client():
     }
 
 
-SCENARIOS = {"default_experiment": default_experiment, "long_values": long_values, "datasets": datasets, "registry": registry, "registry_client": registry_client}
+def logged_model():
+    # MLflow 3: log a scikit-learn model inside a run, load it back by its model ID and by the run, search it.
+    import numpy as np
+    from sklearn.linear_model import LinearRegression
+
+    experiment_id = mlflow.create_experiment(f"models-{mlflow.utils.time.get_current_time_millis()}")
+    x = np.array([[1.0], [2.0], [3.0], [4.0]])
+    model = LinearRegression().fit(x, np.array([2.0, 4.0, 6.0, 8.0]))
+    with mlflow.start_run(experiment_id=experiment_id) as run:
+        mlflow.log_param("alpha", "0.5")
+        info = mlflow.sklearn.log_model(model, name="model")
+    client = MlflowClient()
+    stored = client.get_logged_model(info.model_id)
+    by_id = mlflow.pyfunc.load_model(f"models:/{info.model_id}")
+    by_run = mlflow.pyfunc.load_model(f"runs:/{run.info.run_id}/model")
+    client.set_logged_model_tags(info.model_id, {"stage": "candidate"})
+    found = client.search_logged_models(experiment_ids=[experiment_id], filter_string="name = 'model'")
+    tagged = client.search_logged_models(experiment_ids=[experiment_id], filter_string="tags.stage = 'candidate'")
+    none = client.search_logged_models(experiment_ids=[experiment_id], filter_string="params.alpha = '0.9'")
+    return {
+        "id_shape": info.model_id.startswith("m-") and len(info.model_id) == 34,
+        "status": str(stored.status),
+        "name": stored.name,
+        "source_run": stored.source_run_id == run.info.run_id,
+        "experiment": stored.experiment_id == experiment_id,
+        "params": stored.params,
+        "artifact_location": stored.artifact_location == f"mlflow-artifacts:/{experiment_id}/models/{info.model_id}/artifacts",
+        "predict_by_id": [round(float(v), 6) for v in by_id.predict(np.array([[5.0]]))],
+        "predict_by_run": [round(float(v), 6) for v in by_run.predict(np.array([[6.0]]))],
+        "found": [m.model_id for m in found] == [info.model_id],
+        "tagged": [m.model_id for m in tagged] == [info.model_id],
+        "none": [m.model_id for m in none],
+    }
+
+
+SCENARIOS = {
+    "default_experiment": default_experiment,
+    "long_values": long_values,
+    "datasets": datasets,
+    "registry": registry,
+    "registry_client": registry_client,
+    "logged_model": logged_model,
+}
 
 if __name__ == "__main__":
     print(json.dumps(SCENARIOS[sys.argv[1]]()))

@@ -5,6 +5,7 @@ import { BACKENDS } from "./contract/backends.js";
 import { copyContract } from "./contract/copy.js";
 import { fileContract } from "./contract/files.js";
 import { isolationContract } from "./contract/isolation.js";
+import { loggedModelContract } from "./contract/logged-models.js";
 import { logContract } from "./contract/logs.js";
 import { metricContract } from "./contract/metrics.js";
 import { mlflowContract } from "./contract/mlflow.js";
@@ -38,6 +39,7 @@ for (const backend of BACKENDS) {
     describe("FileStore: file records", () => fileContract(store));
     describe("MlflowStore: MLflow's protocol", () => mlflowContract(store));
     describe("ModelRegistryStore: MLflow's model registry", () => modelRegistryContract(store));
+    describe("LoggedModelStore: MLflow 3's logged models", () => loggedModelContract(store));
     describe("organization isolation, across the interfaces", () => isolationContract(store));
     // These open stores of their own: they need empty ones, or two.
     describe("SharedStateStore: state shared by processes", () => sharedStateContract(backend));

@@ -7,10 +7,16 @@ import { isMlflowRunId } from "./ids.js";
  */
 export const ARTIFACT_LOG_NAME = "mlflow-artifacts";
 
+/**
+ * The log name of logged models' files (MLflow 3): a model's files are files of its source run under
+ * this log name, each file name `<model id>/<path>`, apart from the run's own artifacts.
+ */
+export const MODEL_ARTIFACT_LOG_NAME = "mlflow-model-artifacts";
+
 /** The Stepwise file an artifact upload registers: typed by its extension ("bin" without one), at step 0. */
-export function artifactFile(relative: string, declaredSize: number, now: number) {
+export function artifactFile(relative: string, declaredSize: number, now: number, logName: string = ARTIFACT_LOG_NAME) {
   const extension = /\.([A-Za-z0-9]{1,16})$/.exec(relative)?.[1]?.toLowerCase() ?? "bin";
-  return { logName: ARTIFACT_LOG_NAME, fileName: relative, fileType: extension, fileSize: declaredSize, time: now, step: 0 };
+  return { logName, fileName: relative, fileType: extension, fileSize: declaredSize, time: now, step: 0 };
 }
 
 /** A relative artifact path without leading, trailing or doubled slashes; `.` and `..` segments are refused. */
@@ -18,6 +24,21 @@ export function normalizeArtifactPath(path: string): string {
   const parts = path.split("/").filter((part) => part !== "");
   if (parts.some((part) => part === "." || part === "..")) throw invalidParameter(`Invalid artifact path '${path}'`);
   return parts.join("/");
+}
+
+/** A proxy path of a logged model's files, `<experiment id>/models/<model id>/artifacts[/<relative path>]` (MLflow 3). */
+export function parseModelArtifactPath(path: string): { experimentId: string; modelId: string; relative: string } | undefined {
+  const [experimentId, models, modelId, root, ...rest] = normalizeArtifactPath(path).split("/");
+  if (
+    models !== "models" ||
+    !experimentId ||
+    !/^\d+$/.test(experimentId) ||
+    !modelId ||
+    !/^m-[0-9a-f]{32}$/.test(modelId) ||
+    root !== "artifacts"
+  )
+    return undefined;
+  return { experimentId, modelId, relative: rest.join("/") };
 }
 
 /** A proxy path `<experiment id>/<run id>/artifacts[/<relative path>]`. */

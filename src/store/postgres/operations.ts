@@ -12,6 +12,7 @@ import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
 import { getMlflowDefaultProject, getMlflowProject, getMlflowRun } from "./mlflow.js";
 import { postgresRegistryOperations } from "./model-registry.js";
+import { getLoggedModel, writeLoggedModel } from "./logged-models.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { postgresMetricWrites } from "./metrics.js";
 
@@ -208,6 +209,9 @@ export function postgresOperations(sql: Sql): Async<Operations> {
     setProjectRunsDeleted: async (projectId, deletedAt, now) => {
       await run(sql, "UPDATE runs SET deleted_at = $1, updated_at = $2 WHERE project_id = $3", [deletedAt, now, projectId]);
     },
+    lockLoggedModel: (orgId, modelId) => getLoggedModel(sql, orgId, modelId, true),
+    writeLoggedModel: (modelId, state, now) => writeLoggedModel(sql, modelId, state, now),
+    getLoggedModel: (orgId, modelId) => getLoggedModel(sql, orgId, modelId),
     lockMlflowRun: (orgId, runId) => getMlflowRun(sql, orgId, runId, true),
     getMlflowRun: (orgId, runId) => getMlflowRun(sql, orgId, runId),
     writeRunMlflow: async (runId, mlflowRow, now) => {

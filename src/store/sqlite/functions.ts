@@ -15,3 +15,4 @@ export * from "./run-list.js";
 export * from "./runs.js";
 export * from "./shared-state.js";
 export * from "./status.js";
+export { createLoggedModel, getLoggedModel, listLoggedModels } from "./logged-models.js";

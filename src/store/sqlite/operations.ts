@@ -8,6 +8,7 @@ import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
 import { getMlflowDefaultProject, getMlflowProject, getMlflowRun } from "./mlflow.js";
 import { sqliteRegistryOperations } from "./model-registry.js";
+import { getLoggedModel, writeLoggedModel } from "./logged-models.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { sqliteMetricWrites } from "./metrics.js";
 import { getOrCreateProjectRow, getProject, getProjectByName } from "./projects.js";
@@ -186,6 +187,9 @@ export function sqliteOperations(s: Statements): Operations {
     setProjectRunsDeleted: (projectId, deletedAt, now) => {
       s.get("UPDATE runs SET deleted_at = ?, updated_at = ? WHERE project_id = ?").run(deletedAt, now, projectId);
     },
+    lockLoggedModel: (orgId, modelId) => getLoggedModel(s, orgId, modelId),
+    writeLoggedModel: (modelId, state, now) => writeLoggedModel(s, modelId, state, now),
+    getLoggedModel: (orgId, modelId) => getLoggedModel(s, orgId, modelId),
     lockMlflowRun: (orgId, runId) => getMlflowRun(s, orgId, runId),
     getMlflowRun: (orgId, runId) => getMlflowRun(s, orgId, runId),
     writeRunMlflow: (runId, row, now) => {

@@ -86,6 +86,19 @@ async function populate(s: Store): Promise<{ orgId: string; runId: number; forkI
     (model, versions) => ({ model: { ...model, aliases: [["champion", 1]] }, versions }),
     T0 + 2,
   );
+  // MLflow 3's logged model of the run, with params and tags, finalized.
+  const modelId = `m-${"a".repeat(32)}`;
+  await s.createLoggedModel(org.id, {
+    id: modelId,
+    projectId: run.projectId,
+    name: "model",
+    modelType: "sklearn",
+    sourceRunId: run.id,
+    params: [["alpha", "0.5"]],
+    tags: [["k", "v"]],
+    now: T0 + 6,
+  });
+  await s.updateLoggedModel(org.id, modelId, (m) => ({ ...m, status: "READY" }), T0 + 7);
   return { orgId: org.id, runId: run.id, forkId: fork.run.id };
 }
 

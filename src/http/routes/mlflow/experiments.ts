@@ -17,7 +17,7 @@ import {
   experimentTagsOf,
 } from "./common.js";
 
-/** MLflow's experiments (Stepwise projects): create, get, search, rename, delete, restore, tags; and logged-models/search. */
+/** MLflow's experiments (Stepwise projects): create, get, search, rename, delete, restore, tags. */
 export function experimentRoutes({ services: { mlflowExperiments: experiments } }: RouteDeps) {
   return async (app: FastifyInstance) => {
     const { get, post, getAndPost } = endpoints(app);
@@ -80,10 +80,6 @@ export function experimentRoutes({ services: { mlflowExperiments: experiments } 
       const project = await experiments.find(orgOf(request), fields.experiment_id);
       await experiments.deleteTag(orgOf(request), project, checkKey(fields.key, "key"));
       return {};
-    });
-
-    post("/logged-models/search", async (request) => {
-      return { models: await experiments.searchLoggedModels(orgOf(request), listOf(fieldsOf(request), "experiment_ids")) };
     });
   };
 }

@@ -4,6 +4,7 @@ import { MlflowError } from "../../../domain/mlflow/errors.js";
 import { mlflowErrorHandler } from "../../errors.js";
 import { artifactRoutes } from "./artifacts.js";
 import { experimentRoutes } from "./experiments.js";
+import { loggedModelRoutes } from "./logged-models.js";
 import { metricRoutes } from "./metrics.js";
 import { registryRoutes } from "./registry.js";
 import { runRoutes } from "./runs.js";
@@ -27,7 +28,14 @@ export function mlflowRoutes(deps: RouteDeps) {
   };
   return async (app: FastifyInstance) => {
     for (const prefix of MLFLOW_PREFIXES) {
-      const resources = [experimentRoutes(deps), runRoutes(deps), metricRoutes(deps), registryRoutes(deps), artifacts.tracking];
+      const resources = [
+        experimentRoutes(deps),
+        loggedModelRoutes(deps),
+        runRoutes(deps),
+        metricRoutes(deps),
+        registryRoutes(deps),
+        artifacts.tracking,
+      ];
       await app.register(
         scope(async (api) => {
           for (const routes of resources) await routes(api);

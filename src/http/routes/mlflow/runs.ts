@@ -28,7 +28,11 @@ import {
 } from "./common.js";
 
 /** MLflow's runs: create, get, update, delete, restore, search, and what is logged to a run (metrics, params, tags, inputs, models). */
-export function runRoutes({ store, clock, services: { mlflowRuns: runs, mlflowExperiments: experiments } }: RouteDeps) {
+export function runRoutes({
+  store,
+  clock,
+  services: { mlflowRuns: runs, mlflowExperiments: experiments, mlflowLoggedModels: loggedModels },
+}: RouteDeps) {
   return async (app: FastifyInstance) => {
     const { get, post } = endpoints(app);
 
@@ -147,6 +151,20 @@ export function runRoutes({ store, clock, services: { mlflowRuns: runs, mlflowEx
       const fields = fieldsOf(request);
       const run = await runs.findActive(orgOf(request), runIdOf(fields));
       await runs.logInputs(orgOf(request), run, parseDatasetInputs(listOf(fields, "datasets")));
+      return {};
+    });
+
+    // MLflow 3's client names the logged models a run made; Stepwise links a model to its run by the
+    // model's source run, so this checks the run and the models and keeps nothing more.
+    post("/runs/outputs", async (request) => {
+      const fields = fieldsOf(request);
+      const orgId = orgOf(request);
+      await runs.findActive(orgId, runIdOf(fields));
+      for (const output of listOf(fields, "models")) {
+        const modelId = (output as { model_id?: unknown } | null)?.model_id;
+        if (typeof modelId !== "string" || modelId === "") throw invalidParameter("Missing value for required parameter 'models.model_id'");
+        await loggedModels.find(orgId, modelId);
+      }
       return {};
     });
 
