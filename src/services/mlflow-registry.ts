@@ -1,3 +1,5 @@
+import { experimentIdOf } from "../domain/mlflow/ids.js";
+import { loggedModelArtifactUri } from "../domain/mlflow/logged-models.js";
 import { DomainError } from "../domain/errors.js";
 import { doesNotExist, MlflowError } from "../domain/mlflow/errors.js";
 import {
@@ -139,6 +141,14 @@ export class MlflowRegistry {
           `Unable to fetch model from model URI source artifact location '${request.source}'.Error: Model Version (name=${source.name}, version=${source.version}) not found`,
         );
       storageLocation = from.storageLocation || from.source;
+    } else if (source.kind === "logged") {
+      const logged = await store.getLoggedModel(orgId, source.modelId);
+      if (!logged || logged.deletedAt !== null)
+        throw new MlflowError(
+          "INVALID_PARAMETER_VALUE",
+          `Unable to fetch model from model URI source artifact location '${request.source}'.Error: Logged model with ID '${source.modelId}' not found`,
+        );
+      storageLocation = loggedModelArtifactUri(experimentIdOf(logged.projectId, logged.inDefaultExperiment), logged.id);
     }
     const version = await store.createModelVersion(
       orgId,

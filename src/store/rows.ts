@@ -3,7 +3,7 @@ import type { ColumnSort } from "../domain/run-list.js";
 import type { RunStatus, StatusSource } from "../domain/status.js";
 import type { MetricSummaryState } from "../domain/summaries.js";
 import { logGroupOf } from "../domain/log-names.js";
-import type { LoggedModelStatus } from "../domain/mlflow/logged-models.js";
+import type { LoggedModelStatus } from "../domain/mlflow/logged-model-status.js";
 import type {
   Alert,
   LoggedModel,

@@ -7,7 +7,7 @@ import type { ColumnSort } from "../domain/run-list.js";
 import type { MetricSummaryState } from "../domain/summaries.js";
 import type { Point, SampledPoint } from "../domain/sampling.js";
 import type { CopyRow, CopyValue } from "./copy-tables.js";
-import type { LoggedModelStatus } from "../domain/mlflow/logged-models.js";
+import type { LoggedModelStatus } from "../domain/mlflow/logged-model-status.js";
 
 /**
  * The storage contract, one interface per aggregate (docs/architecture.md, "Storage"). Both backends

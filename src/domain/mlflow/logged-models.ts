@@ -20,8 +20,9 @@ import {
  * SQLAlchemy store's search_logged_models). Pure; no I/O.
  */
 
-export const LOGGED_MODEL_STATUSES = ["PENDING", "READY", "FAILED"] as const;
-export type LoggedModelStatus = (typeof LOGGED_MODEL_STATUSES)[number];
+import { LOGGED_MODEL_STATUSES, type LoggedModelStatus } from "./logged-model-status.js";
+
+export { LOGGED_MODEL_STATUSES, type LoggedModelStatus };
 
 /** MLflow's enum names of the statuses on the wire. */
 const WIRE: Record<LoggedModelStatus, string> = {

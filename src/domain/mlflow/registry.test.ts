@@ -84,6 +84,11 @@ describe("MLflow's model registry rules", () => {
   it("sources: URIs kept, models:/<name>/<version> resolved, local paths and climbing paths refused", () => {
     assert.deepEqual(checkSource("mlflow-artifacts:/1/abc/artifacts/model"), { kind: "uri" });
     assert.deepEqual(checkSource("models:/m/2"), { kind: "model", name: "m", version: 2 });
+    assert.deepEqual(
+      checkSource(`models:/m-${"0".repeat(32)}`),
+      { kind: "logged", modelId: `m-${"0".repeat(32)}` },
+      "MLflow 3's logged model",
+    );
     for (const source of [
       "/tmp/x",
       "relative/x",

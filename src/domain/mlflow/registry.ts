@@ -146,7 +146,9 @@ export function aliasVersion(aliases: readonly [string, number][], alias: string
  * version's own location (MLflow's server resolves it when the version is created). Sources that
  * are local paths, or climb with `..`, are refused as MLflow's server refuses them.
  */
-export function checkSource(source: string): { kind: "uri" } | { kind: "model"; name: string; version: number } {
+export function checkSource(
+  source: string,
+): { kind: "uri" } | { kind: "model"; name: string; version: number } | { kind: "logged"; modelId: string } {
   let decoded = source;
   for (let next = safeDecode(decoded); next !== decoded; next = safeDecode(decoded)) decoded = next;
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(source)?.[1]?.toLowerCase();
@@ -159,6 +161,9 @@ export function checkSource(source: string): { kind: "uri" } | { kind: "model"; 
       `Invalid model version source: '${source}'. If supplying a source as an http, https, local file path, ftp, objectstore, or mlflow-artifacts uri, an absolute path must be provided without relative path references present. Please provide an absolute path.`,
     );
   if (scheme !== "models") return { kind: "uri" };
+  // MLflow 3's register_model names a logged model: models:/m-<32 hex>.
+  const logged = /^models:\/+(m-[0-9a-f]{32})\/*$/.exec(source);
+  if (logged) return { kind: "logged", modelId: logged[1]! };
   const match = /^models:\/+([^/]+)\/(\d+)\/*$/.exec(source);
   if (!match)
     throw invalidParameter(`Unable to fetch model from model URI source artifact location '${source}': expected models:/<name>/<version>`);
