@@ -1,5 +1,6 @@
 import { LOGGED_MODEL_READ, type LoggedModelRow } from "../rows.js";
 import type { LoggedModel, LoggedModelState, NewLoggedModel } from "../store.js";
+import { loggedModelStateValues, loggedModelValues } from "../workflows/logged-models.js";
 import { readOne, rows, run, type Sql } from "./db.js";
 
 /** MLflow 3's logged models (LoggedModelStore) in PostgreSQL's SQL. */
@@ -12,17 +13,7 @@ export async function createLoggedModel(sql: Sql, orgId: string, input: NewLogge
      SELECT $1, $2, p.id, $3, $4, $5::bigint, 'PENDING', $6, $7, $8, $8
      FROM projects p
      WHERE p.org_id = $2 AND p.id = $9 AND ($5::bigint IS NULL OR EXISTS (SELECT 1 FROM runs r WHERE r.org_id = p.org_id AND r.id = $5::bigint))`,
-    [
-      input.id,
-      orgId,
-      input.name,
-      input.modelType,
-      input.sourceRunId,
-      JSON.stringify(input.params),
-      JSON.stringify(input.tags),
-      input.now,
-      input.projectId,
-    ],
+    [...loggedModelValues(orgId, input), input.projectId],
   );
   return inserted === 0 ? undefined : getLoggedModel(sql, orgId, input.id);
 }
@@ -44,12 +35,9 @@ export async function listLoggedModels(sql: Sql, orgId: string, projectIds: numb
 }
 
 export async function writeLoggedModel(sql: Sql, modelId: string, state: LoggedModelState, now: number): Promise<void> {
-  await run(sql, "UPDATE mlflow_logged_models SET status = $1, params = $2, tags = $3, deleted_at = $4, updated_at = $5 WHERE id = $6", [
-    state.status,
-    JSON.stringify(state.params),
-    JSON.stringify(state.tags),
-    state.deletedAt,
-    now,
-    modelId,
-  ]);
+  await run(
+    sql,
+    "UPDATE mlflow_logged_models SET status = $1, params = $2, tags = $3, deleted_at = $4, updated_at = $5 WHERE id = $6",
+    loggedModelStateValues(modelId, state, now),
+  );
 }

@@ -8,7 +8,7 @@ import {
 } from "../registry-rows.js";
 import type { ModelVersion, RegisteredModel } from "../store.js";
 import type { Async } from "../workflow.js";
-import type { ModelRegistryOperations } from "../workflows/model-registry.js";
+import { type ModelRegistryOperations, modelVersionValues } from "../workflows/model-registry.js";
 import { row, rows, run, type Sql } from "./db.js";
 
 /** MLflow's model registry (ModelRegistryStore): reads, and the operations of workflows/model-registry.ts. */
@@ -74,21 +74,7 @@ export function postgresRegistryOperations(sql: Sql): Async<ModelRegistryOperati
         `INSERT INTO model_versions (model_id, version, description, user_id, stage, source, storage_location, run_id, run_link,
                                      status, tags, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-        [
-          modelId,
-          version,
-          input.description,
-          input.userId,
-          input.stage,
-          input.source,
-          input.storageLocation,
-          input.runId,
-          input.runLink,
-          input.status,
-          JSON.stringify(input.tags),
-          now,
-          now,
-        ],
+        modelVersionValues(modelId, version, input, now),
       );
     },
     listVersionsOf: async (modelId) =>

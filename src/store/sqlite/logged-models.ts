@@ -1,5 +1,6 @@
 import { LOGGED_MODEL_READ } from "../rows.js";
 import type { LoggedModel, LoggedModelState, NewLoggedModel } from "../store.js";
+import { loggedModelStateValues, loggedModelValues } from "../workflows/logged-models.js";
 import { readOne, type Statements } from "./statements.js";
 
 /** MLflow 3's logged models (LoggedModelStore) in SQLite's SQL. */
@@ -13,21 +14,7 @@ export function createLoggedModel(s: Statements, orgId: string, input: NewLogged
        FROM projects p
        WHERE p.org_id = ? AND p.id = ? AND (? IS NULL OR EXISTS (SELECT 1 FROM runs r WHERE r.org_id = p.org_id AND r.id = ?))`,
     )
-    .run(
-      input.id,
-      orgId,
-      input.name,
-      input.modelType,
-      input.sourceRunId,
-      JSON.stringify(input.params),
-      JSON.stringify(input.tags),
-      input.now,
-      input.now,
-      orgId,
-      input.projectId,
-      input.sourceRunId,
-      input.sourceRunId,
-    );
+    .run(...loggedModelValues(orgId, input), input.now, orgId, input.projectId, input.sourceRunId, input.sourceRunId);
   return inserted.changes === 0 ? undefined : getLoggedModel(s, orgId, input.id);
 }
 
@@ -48,11 +35,6 @@ export function listLoggedModels(s: Statements, orgId: string, projectIds: numbe
 
 export function writeLoggedModel(s: Statements, modelId: string, state: LoggedModelState, now: number): void {
   s.get("UPDATE mlflow_logged_models SET status = ?, params = ?, tags = ?, deleted_at = ?, updated_at = ? WHERE id = ?").run(
-    state.status,
-    JSON.stringify(state.params),
-    JSON.stringify(state.tags),
-    state.deletedAt,
-    now,
-    modelId,
+    ...loggedModelStateValues(modelId, state, now),
   );
 }

@@ -7,7 +7,7 @@ import {
   toRegisteredModel,
 } from "../registry-rows.js";
 import type { ModelVersion, RegisteredModel } from "../store.js";
-import type { ModelRegistryOperations } from "../workflows/model-registry.js";
+import { type ModelRegistryOperations, modelVersionValues } from "../workflows/model-registry.js";
 import type { Statements } from "./statements.js";
 
 /** MLflow's model registry (ModelRegistryStore): reads, and the operations of workflows/model-registry.ts. */
@@ -65,21 +65,7 @@ export function sqliteRegistryOperations(s: Statements): ModelRegistryOperations
         `INSERT INTO model_versions (model_id, version, description, user_id, stage, source, storage_location, run_id, run_link,
                                      status, tags, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        modelId,
-        version,
-        input.description,
-        input.userId,
-        input.stage,
-        input.source,
-        input.storageLocation,
-        input.runId,
-        input.runLink,
-        input.status,
-        JSON.stringify(input.tags),
-        now,
-        now,
-      );
+      ).run(...modelVersionValues(modelId, version, input, now));
     },
     listVersionsOf: (modelId) =>
       (s.get(`${MODEL_VERSION_SELECT} WHERE v.model_id = ? ORDER BY v.version`).all(modelId) as ModelVersionRow[]).map(toModelVersion),

@@ -106,3 +106,22 @@ export function* updateRegisteredModel(
   }
   return { model: yield* perform("getRegisteredModelById", model.id), versions: yield* perform("listVersionsOf", model.id) };
 }
+
+/** A new version's values in the column order both backends insert them: model_id, version, description, … updated_at. */
+export function modelVersionValues(modelId: number, version: number, input: NewModelVersion, now: number): unknown[] {
+  return [
+    modelId,
+    version,
+    input.description,
+    input.userId,
+    input.stage,
+    input.source,
+    input.storageLocation,
+    input.runId,
+    input.runLink,
+    input.status,
+    JSON.stringify(input.tags),
+    now,
+    now,
+  ];
+}
