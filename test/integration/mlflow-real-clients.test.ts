@@ -25,9 +25,12 @@ const CLIENTS = [
 ].map(({ name, path, models }) => ({ name, models, pythonPath: path.map((part) => join(ROOT, part)).join(":") }));
 // The tree is complete once its last dependency is in place (deps/site/cachetools, near setup's end).
 const available = ["src-2.17.2/mlflow", "src-master/mlflow", "deps/site/cachetools"].every((part) => existsSync(join(ROOT, part)));
-const modelsAvailable = available && existsSync(join(ROOT, "deps/pyenv-pydantic2")) && existsSync("/usr/lib/python3/dist-packages/sklearn");
+const modelsAvailable =
+  available && existsSync(join(ROOT, "deps/pyenv-pydantic2/pydantic")) && existsSync("/usr/lib/python3/dist-packages/sklearn");
 if (!available)
   console.warn(`MLflow's real clients are not built at ${ROOT}: the real-client tests are SKIPPED (set STEPWISE_MLFLOW_CLIENTS)`);
+else if (!modelsAvailable)
+  console.warn("MLflow 3's model dependencies (pydantic 2, Debian's python3-sklearn) are missing: its model scenarios are SKIPPED");
 
 const run = promisify(execFile);
 
