@@ -89,91 +89,85 @@ describe("MLflow's real clients", { skip: available ? false : `MLflow's clients 
 
 /** The tracking scenarios every client passes. */
 function basics(name: string, scenario: (name: string) => Promise<any>) {
-  {
-    const client = { name };
-    it(`${client.name}: a run started with no experiment set goes to experiment "0", named Default`, async () => {
-      assert.deepEqual(await scenario("default_experiment"), {
-        experiment_id: "0",
-        default_name: "Default",
-        by_name_id: "0",
-        listed_default: true,
-        params: { lr: "0.1" },
-      });
+  it(`${name}: a run started with no experiment set goes to experiment "0", named Default`, async () => {
+    assert.deepEqual(await scenario("default_experiment"), {
+      experiment_id: "0",
+      default_name: "Default",
+      by_name_id: "0",
+      listed_default: true,
+      params: { lr: "0.1" },
     });
+  });
 
-    it(`${client.name}: param and tag values over MLflow's lengths are stored truncated; no tag the client did not send but the run's name`, async () => {
-      assert.deepEqual(await scenario("long_values"), {
-        param_length: 6000,
-        param_prefix_ok: true,
-        batch_param_length: 6000,
-        tag_length: 8000,
-        tag_prefix_ok: true,
-        tag_keys: ["long_tag", "mlflow.runName"], // MLflow's server names every run (sqlalchemy_store.py create_run)
-      });
+  it(`${name}: param and tag values over MLflow's lengths are stored truncated; no tag the client did not send but the run's name`, async () => {
+    assert.deepEqual(await scenario("long_values"), {
+      param_length: 6000,
+      param_prefix_ok: true,
+      batch_param_length: 6000,
+      tag_length: 8000,
+      tag_prefix_ok: true,
+      tag_keys: ["long_tag", "mlflow.runName"], // MLflow's server names every run (sqlalchemy_store.py create_run)
     });
+  });
 
-    it(`${client.name}: a dataset logged twice is one input, found by name, digest and context`, async () => {
-      assert.deepEqual(await scenario("datasets"), { inputs: 1, by_name: true, by_digest: true, by_context: true, no_hit: true });
-    });
-  }
+  it(`${name}: a dataset logged twice is one input, found by name, digest and context`, async () => {
+    assert.deepEqual(await scenario("datasets"), { inputs: 1, by_name: true, by_digest: true, by_context: true, no_hit: true });
+  });
 }
 
 /** The registry's scenarios; `skip` when the client's model dependencies are missing. */
 function registry(name: string, scenario: (name: string) => Promise<any>, skip: boolean) {
-  {
-    const client = { name };
-    const unless = { skip: skip && "MLflow 3's model dependencies (pydantic 2, scikit-learn) are not installed" };
-    it(
-      `${client.name}: the model registry without log_model: a run's files and a saved sklearn model registered, aliased, loaded and downloaded by models:/name@alias`,
-      unless,
-      async () => {
-        assert.deepEqual(await scenario("registry_client"), {
-          version: "1",
-          registered: ["2", true],
-          prediction: [12],
-          alias_version: "1",
-          alias_aliases: ["prod"],
-          version_tags: { t: "1" },
-          downloaded: "w=42",
-          download_uri: true,
-          bad_alias: "INVALID_PARAMETER_VALUE",
-          aliases_after_delete: { model: "2" },
-          searched: [true],
-        });
-      },
-    );
+  const unless = { skip: skip && "MLflow 3's model dependencies (pydantic 2, scikit-learn) are not installed" };
+  it(
+    `${name}: the model registry without log_model: a run's files and a saved sklearn model registered, aliased, loaded and downloaded by models:/name@alias`,
+    unless,
+    async () => {
+      assert.deepEqual(await scenario("registry_client"), {
+        version: "1",
+        registered: ["2", true],
+        prediction: [12],
+        alias_version: "1",
+        alias_aliases: ["prod"],
+        version_tags: { t: "1" },
+        downloaded: "w=42",
+        download_uri: true,
+        bad_alias: "INVALID_PARAMETER_VALUE",
+        aliases_after_delete: { model: "2" },
+        searched: [true],
+      });
+    },
+  );
 
-    it(
-      `${client.name}: the model registry: a logged sklearn model registered twice, aliased, staged, loaded by version and alias, searched, renamed, deleted`,
-      unless,
-      async () => {
-        const observed = await scenario("registry");
-        assert.deepEqual(observed, {
-          versions: ["1", "2"],
-          prediction_by_version: [8],
-          prediction_by_alias: [8],
-          prediction_by_stage: [8],
-          aliases: { champion: "1" },
-          alias_version: "1",
-          tags: { team: "ml" },
-          description: "a line",
-          stages: [
-            ["1", "Archived"],
-            ["2", "Production"],
-          ],
-          latest_production: ["2"],
-          found: [true],
-          by_run: ["1", "2"],
-          missing: "RESOURCE_DOES_NOT_EXIST",
-          duplicate: "RESOURCE_ALREADY_EXISTS",
-          renamed: [observed.renamed[0], "2", { check: "ok" }],
-          after_delete: ["1"],
-          gone: 0,
-          // MLflow 3 registers the logged model (source models:/m-…), MLflow 2 the run's artifact folder.
-          source_is_run_artifact: name === "2.17.2",
-        });
-        assert.match(observed.renamed[0], /^reg-\d+-renamed$/);
-      },
-    );
-  }
+  it(
+    `${name}: the model registry: a logged sklearn model registered twice, aliased, staged, loaded by version and alias, searched, renamed, deleted`,
+    unless,
+    async () => {
+      const observed = await scenario("registry");
+      assert.deepEqual(observed, {
+        versions: ["1", "2"],
+        prediction_by_version: [8],
+        prediction_by_alias: [8],
+        prediction_by_stage: [8],
+        aliases: { champion: "1" },
+        alias_version: "1",
+        tags: { team: "ml" },
+        description: "a line",
+        stages: [
+          ["1", "Archived"],
+          ["2", "Production"],
+        ],
+        latest_production: ["2"],
+        found: [true],
+        by_run: ["1", "2"],
+        missing: "RESOURCE_DOES_NOT_EXIST",
+        duplicate: "RESOURCE_ALREADY_EXISTS",
+        renamed: [observed.renamed[0], "2", { check: "ok" }],
+        after_delete: ["1"],
+        gone: 0,
+        // MLflow 3 registers the logged model (source models:/m-…), MLflow 2 the run's artifact folder.
+        source_is_run_artifact: name === "2.17.2",
+      });
+      assert.match(observed.renamed[0], /^reg-\d+-renamed$/);
+    },
+  );
 }
