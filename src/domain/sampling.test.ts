@@ -21,21 +21,24 @@ const shown = ({ step, value, time }: Point) => ({ step, value, time });
 const series = (values: number[], stepOf = (i: number) => i): Point[] =>
   values.map((value, i) => ({ step: stepOf(i), value, time: 1000 + i, writtenAt: 0 }));
 
-/** What a bucket must keep, computed directly from its points: first, last, min, max (lowest step on ties), first of each non-finite kind. */
-function requiredSteps(points: Point[]): number[] {
+/** A point's identity: its step and time (no two points of these series share both). */
+const keyOf = (p: { step: number; time: number }) => `${p.step}@${p.time}`;
+
+/** What a bucket must keep, computed directly from its points: first, last, min, max (first on ties), first of each non-finite kind. */
+function requiredPoints(points: Point[]): string[] {
   if (points.length === 0) return [];
   const finite = points.filter((p) => Number.isFinite(p.value));
-  const steps = [points[0]!.step, points.at(-1)!.step];
+  const kept = [points[0]!, points.at(-1)!];
   if (finite.length) {
     const min = Math.min(...finite.map((p) => p.value));
     const max = Math.max(...finite.map((p) => p.value));
-    steps.push(finite.find((p) => p.value === min)!.step, finite.find((p) => p.value === max)!.step);
+    kept.push(finite.find((p) => p.value === min)!, finite.find((p) => p.value === max)!);
   }
   for (const kind of [(v: number) => Number.isNaN(v), (v: number) => v === Infinity, (v: number) => v === -Infinity]) {
     const found = points.find((p) => kind(p.value));
-    if (found) steps.push(found.step);
+    if (found) kept.push(found);
   }
-  return steps;
+  return kept.map(keyOf);
 }
 
 describe("sampleSeries", () => {
@@ -60,11 +63,13 @@ describe("sampleSeries", () => {
 
   it("keeps every bucket's extremes and non-finite kinds, never exceeds the limit, whatever the block layout", () => {
     const random = seededRandom(3);
-    for (let round = 0; round < 40; round++) {
+    for (let round = 0; round < 60; round++) {
       let step = 0;
       let walk = 0;
+      // Every third round, steps hold several points (MLflow's rule), ordered by time.
+      const repeats = round % 3 === 2 ? random() : 0;
       const points = Array.from({ length: 300 + Math.floor(random() * 4000) }, (_, i): Point => {
-        step += 1 + Math.floor(random() * (random() < 0.05 ? 300 : 3));
+        step += random() < repeats ? 0 : 1 + Math.floor(random() * (random() < 0.05 ? 300 : 3));
         walk += random() - 0.5;
         const r = random();
         const value =
@@ -80,20 +85,22 @@ describe("sampleSeries", () => {
         const { points: sample, bucketEdges } = sampleSeries(arraySeries(points, 1 + Math.floor(random() * 600), low, high), limit);
         assert.deepEqual(sample, sampleSeries(arraySeries(points, 1 + Math.floor(random() * 600), low, high), limit).points, label);
         assert.ok(sample.length <= limit, `${label}: ${sample.length} points`);
-        const byStep = new Map(inWindow.map((p) => [p.step, p]));
+        const stored = new Map(inWindow.map((p) => [keyOf(p), p]));
         for (const [i, p] of sample.entries()) {
-          assert.deepEqual(p, shown(byStep.get(p.step)!), `${label}: a stored point`);
-          if (i > 0) assert.ok(p.step > sample[i - 1]!.step, `${label}: ascending, one per step`);
+          assert.deepEqual(p, shown(stored.get(keyOf(p))!), `${label}: a stored point`);
+          const before = sample[i - 1];
+          if (before)
+            assert.ok(p.step > before.step || (p.step === before.step && p.time > before.time), `${label}: in the point order, once`);
         }
         if (bucketEdges.length === 0) {
           assert.deepEqual(sample, inWindow.map(shown), label);
           continue;
         }
         if (limit < 7) continue; // a single bucket then gives up points by rank
-        const kept = new Set(sample.map((p) => p.step));
+        const kept = new Set(sample.map(keyOf));
         for (let k = 0; k + 1 < bucketEdges.length; k++) {
           const bucket = inWindow.filter((p) => p.step >= bucketEdges[k]! && p.step < bucketEdges[k + 1]!);
-          for (const required of requiredSteps(bucket)) assert.ok(kept.has(required), `${label}: bucket ${k} keeps step ${required}`);
+          for (const required of requiredPoints(bucket)) assert.ok(kept.has(required), `${label}: bucket ${k} keeps ${required}`);
         }
       }
     }
@@ -105,6 +112,20 @@ describe("sampleSeries", () => {
     const { points, bucketEdges } = sampleSeries(arraySeries(series(values)), 700);
     assert.ok(points.length <= 700, `${points.length}`);
     assert.ok(bucketEdges.length - 1 < 175 && bucketEdges.length - 1 >= 100, `${bucketEdges.length - 1} buckets`);
+  });
+
+  it("divides the points of a window at one step by position, in time order", () => {
+    // log_metric without a step: 10,000 points at step 0, a spike at the 6,000th.
+    const values = Array.from({ length: 10_000 }, (_, i) => Math.sin(i / 100));
+    values[6000] = 50;
+    const points = series(values, () => 0);
+    const sample = samplePoints(arraySeries(points, 512), 400);
+    assert.ok(sample.length <= 400 && sample.length >= 200, `${sample.length} points`);
+    assert.deepEqual(sample[0], shown(points[0]!));
+    assert.deepEqual(sample.at(-1), shown(points.at(-1)!));
+    assert.ok(sample.some((p) => p.value === 50));
+    for (let i = 1; i < sample.length; i++) assert.ok(sample[i]!.time > sample[i - 1]!.time);
+    assert.deepEqual(sample, samplePoints(arraySeries(points, 77), 400), "whatever the block layout");
   });
 
   it("divides steps, not points, into buckets", () => {

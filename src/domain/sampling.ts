@@ -1,3 +1,5 @@
+import { comparePoints, samePoint } from "./metric-points.js";
+
 /** One stored metric point. */
 export interface Point {
   step: number;
@@ -91,12 +93,17 @@ export function blockExtremes(
   return e;
 }
 
-/** A point a bucket keeps: its block and step, and its time when the block's aggregates give it (else it is read). */
+/**
+ * A point a bucket keeps: its block and step, and its time when known (a point read, or an extreme
+ * the block's aggregates give), else where it is in its block: its first or last point, or the
+ * first of the value's kind at its step (a non-finite one), read when the sample is resolved.
+ */
 interface Pick {
   block: PointBlock;
   step: number;
   value: number;
   time?: number;
+  index?: number;
 }
 
 /** What one bucket keeps, in the order the points are given up when even one bucket is over the limit. */
@@ -126,25 +133,33 @@ export function sampleSeries(series: BlockSeries, limit: number): { points: Samp
 
   const lo = firstStepIn(blocks[0]!, read);
   const hi = lastStepIn(blocks[blocks.length - 1]!, read);
+  if (lo === hi) return { points: sampleOneStep(readAllPoints(blocks, read), limit), bucketEdges: [] };
   const widest = Math.max(1, Math.floor(limit / KEPT.length));
   let bucketCount = Math.max(1, Math.floor(limit / 4));
   let edges = bucketEdgesOf(lo, hi, bucketCount);
-  let picks = distinctPicks(bucketsOf(blocks, edges, read), limit);
-  if (picks.length > limit && bucketCount > widest) {
+  let points = distinctPicks(bucketsOf(blocks, edges, read), limit, read);
+  if (points.length > limit && bucketCount > widest) {
     // Most buckets hold 4; estimate how many fit, then fall back to the count that always fits.
-    bucketCount = Math.max(widest, Math.floor((bucketCount * limit) / picks.length));
+    bucketCount = Math.max(widest, Math.floor((bucketCount * limit) / points.length));
     edges = bucketEdgesOf(lo, hi, bucketCount);
-    picks = distinctPicks(bucketsOf(blocks, edges, read), limit);
-    if (picks.length > limit && bucketCount > widest) {
+    points = distinctPicks(bucketsOf(blocks, edges, read), limit, read);
+    if (points.length > limit && bucketCount > widest) {
       bucketCount = widest;
       edges = bucketEdgesOf(lo, hi, bucketCount);
-      picks = distinctPicks(bucketsOf(blocks, edges, read), limit);
+      points = distinctPicks(bucketsOf(blocks, edges, read), limit, read);
     }
   }
-  const points = picks.map((pick) =>
-    pick.time === undefined ? pointAtStep(read(pick.block), pick.step) : { step: pick.step, value: pick.value, time: pick.time },
-  );
   return { points, bucketEdges: edges };
+}
+
+/**
+ * A window whose points are all at one step (MLflow's rule keeps every point logged at a step, so
+ * `log_metric` without a step puts a whole series at step 0): buckets of equal numbers of points
+ * in the point order (by time) instead of equal step widths, which one step cannot be divided into.
+ */
+function sampleOneStep(points: SampledPoint[], limit: number): SampledPoint[] {
+  const byPosition = points.map((point, i) => ({ step: i, value: point.value, time: point.time, writtenAt: 0 }));
+  return sampleSeries(arraySeries(byPosition), limit).points.map((sampled) => points[sampled.step]!);
 }
 
 export function samplePoints(series: BlockSeries, limit: number): SampledPoint[] {
@@ -200,7 +215,10 @@ export function likelyReads(blocks: PointBlock[], limit: number): PointBlock[] {
   }
   for (const [index, bucket] of buckets.entries()) {
     if (sharesARead.has(index)) continue;
-    for (const pick of distinctPicks([bucket], KEPT.length)) if (pick.time === undefined) reads.add(pick.block);
+    for (const name of KEPT) {
+      const pick = bucket[name];
+      if (pick && pick.time === undefined) reads.add(pick.block);
+    }
   }
   return candidates.filter((block) => reads.has(block));
 }
@@ -307,7 +325,7 @@ function bucketsOf(blocks: PointBlock[], edges: number[], read: (block: PointBlo
     const [i, j] = indexRange(reader, block);
     for (let p = i; p < j; p++) {
       const step = reader.stepAt(p);
-      addPoint(bucketAt(step), { block, step, value: reader.valueAt(p) });
+      addPoint(bucketAt(step), { block, step, value: reader.valueAt(p), time: reader.timeAt(p), index: p });
     }
   }
   return buckets;
@@ -321,16 +339,16 @@ function addPoint(bucket: Bucket, pick: Pick): void {
   else if (value === Infinity) bucket.inf ??= pick;
   else if (value === -Infinity) bucket.negInf ??= pick;
   else {
-    // Points arrive ascending by step, so a strict comparison keeps the lowest step on ties.
+    // Points arrive in the point order, so a strict comparison keeps the first on ties.
     if (!bucket.min || value < bucket.min.value) bucket.min = pick;
     if (!bucket.max || value > bucket.max.value) bucket.max = pick;
   }
 }
 
 function addBlock(bucket: Bucket, block: PointBlock): void {
-  // Only minimum and maximum compare values; the first and last points are found by step alone.
-  bucket.first ??= { block, step: block.startStep, value: Number.NaN };
-  bucket.last = { block, step: block.endStep, value: Number.NaN };
+  // Only minimum and maximum compare values; the first and last points are the block's own.
+  bucket.first ??= { block, step: block.startStep, value: Number.NaN, index: 0 };
+  bucket.last = { block, step: block.endStep, value: Number.NaN, index: block.count - 1 };
   if (block.nanStep !== null) bucket.nan ??= { block, step: block.nanStep, value: Number.NaN };
   if (block.infStep !== null) bucket.inf ??= { block, step: block.infStep, value: Infinity };
   if (block.negInfStep !== null) bucket.negInf ??= { block, step: block.negInfStep, value: -Infinity };
@@ -342,22 +360,35 @@ function addBlock(bucket: Bucket, block: PointBlock): void {
   }
 }
 
-/** The picks of every bucket, one per step, ascending; a single bucket over the limit keeps the first of KEPT. */
-function distinctPicks(buckets: Bucket[], limit: number): Pick[] {
-  const byStep = new Map<number, Pick>();
+/**
+ * The points the buckets keep, each once (a point may be both a bucket's first and its minimum), in
+ * the point order; a single bucket over the limit keeps the first of KEPT.
+ */
+function distinctPicks(buckets: Bucket[], limit: number, read: (block: PointBlock) => PointReader): SampledPoint[] {
+  const points: SampledPoint[] = [];
   for (const bucket of buckets) {
     const kept = KEPT.map((name) => bucket[name]).filter((pick): pick is Pick => pick !== undefined);
-    for (const pick of buckets.length === 1 ? kept.slice(0, limit) : kept) byStep.set(pick.step, pick);
+    for (const pick of buckets.length === 1 ? kept.slice(0, limit) : kept) points.push(resolve(pick, read));
   }
-  return [...byStep.values()].sort((a, b) => a.step - b.step);
+  points.sort((a, b) => comparePoints(a.step, a.time, a.value, b.step, b.time, b.value));
+  return points.filter(
+    (p, i) => i === 0 || !samePoint(points[i - 1]!.step, points[i - 1]!.time, points[i - 1]!.value, p.step, p.time, p.value),
+  );
+}
+
+/** A pick as the point it names, its block read when the pick does not carry its time. */
+function resolve(pick: Pick, read: (block: PointBlock) => PointReader): SampledPoint {
+  if (pick.time !== undefined) return { step: pick.step, value: pick.value, time: pick.time };
+  const reader = read(pick.block);
+  if (pick.index !== undefined) return pointAt(reader, pick.index);
+  const kind = (value: number) => Object.is(value, pick.value) || (Number.isNaN(value) && Number.isNaN(pick.value));
+  let i = lowerBound(reader.count, reader.stepAt, pick.step);
+  while (i < reader.count - 1 && !kind(reader.valueAt(i))) i++;
+  return pointAt(reader, i);
 }
 
 function pointAt(reader: PointReader, i: number): SampledPoint {
   return { step: reader.stepAt(i), value: reader.valueAt(i), time: reader.timeAt(i) };
-}
-
-function pointAtStep(reader: PointReader, step: number): SampledPoint {
-  return pointAt(reader, lowerBound(reader.count, reader.stepAt, step));
 }
 
 /**

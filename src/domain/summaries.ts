@@ -108,7 +108,10 @@ export function mergeMoments(a: Moments, b: Moments): Moments {
   return { count, mean, stddev: Math.min(stddev, Number.MAX_VALUE) };
 }
 
-/** Adds points whose steps are not in the summary yet. Steps need not be ordered. */
+/**
+ * Adds points that are not in the summary yet. At one step, a point added later is taken to come
+ * later in the point order (its value becomes the last).
+ */
 export function addPoints(state: MetricSummaryState, steps: ArrayLike<number>, values: ArrayLike<number>): MetricSummaryState {
   const next = { ...state, ...mergeMoments(state, momentsOf(values)) };
   for (let i = 0; i < steps.length; i++) {
@@ -158,11 +161,14 @@ export function meanAndVariance(summary: Moments): { mean: number | null; varian
   return { mean: summary.mean, variance: Math.min(summary.stddev * summary.stddev, Number.MAX_VALUE) };
 }
 
-/** The summary of two sets of points with no step in common (lineage segments, chunk ranges). */
+/**
+ * The summary of two sets of points, `b`'s after `a`'s in the point order (lineage segments, chunks):
+ * at a step both hold, `b`'s last finite value is the later one.
+ */
 export function combineSummaries(a: MetricSummaryState, b: MetricSummaryState): MetricSummaryState {
   const pick = (x: number | null, y: number | null, choose: (x: number, y: number) => number) =>
     x === null ? y : y === null ? x : choose(x, y);
-  const bLater = b.lastValueStep !== null && (a.lastValueStep === null || b.lastValueStep > a.lastValueStep);
+  const bLater = b.lastValueStep !== null && (a.lastValueStep === null || b.lastValueStep >= a.lastValueStep);
   return {
     ...mergeMoments(a, b),
     nonFiniteCount: a.nonFiniteCount + b.nonFiniteCount,
@@ -176,10 +182,12 @@ export function combineSummaries(a: MetricSummaryState, b: MetricSummaryState): 
 }
 
 /**
- * Whether a series ends in a non-finite point (a diverged run): `lastStep` covers every point and
- * `lastValueStep` only finite ones, so they differ exactly when the highest step holds NaN or ±Inf
- * (docs/api.md, "The end of a series").
+ * Whether a series may end in a non-finite point (a diverged run), so that only its last point can
+ * tell (docs/api.md, "The end of a series"). One without a non-finite point ends finite. One with
+ * may: `lastStep` covers every point and `lastValueStep` finite ones only, so when they differ the
+ * highest step holds NaN or ±Inf, but when they are equal that step may hold a non-finite point
+ * after the finite one (MLflow's rule keeps several points at a step, domain/metric-points.ts).
  */
-export function endsNonFinite(summary: MetricSummaryState): boolean {
-  return summary.lastStep !== null && summary.lastStep !== summary.lastValueStep;
+export function mayEndNonFinite(summary: MetricSummaryState): boolean {
+  return summary.lastStep !== null && summary.nonFiniteCount > 0;
 }

@@ -17,7 +17,7 @@ import {
 import { datasetInputsOf, datasetValues, type DatasetInput, type DatasetKey } from "../domain/mlflow/datasets.js";
 import { isTerminal } from "../domain/status.js";
 import { inView, type ViewType } from "../domain/mlflow/views.js";
-import { encodePageToken, pageTokenCount } from "../domain/page-token.js";
+import { decodePageToken, encodePageToken, pageTokenCount } from "../domain/page-token.js";
 import type { Point, SampledPoint } from "../domain/sampling.js";
 import type { Json } from "../domain/merge.js";
 import { accumulatedJsonText } from "../domain/runs.js";
@@ -314,7 +314,11 @@ function attributeOf(candidate: MlflowCandidate, experimentId: string, key: stri
   }
 }
 
-/** One page of a metric's history in step order, from `pageToken`'s step; the token of the next page when there is more. */
+/**
+ * One page of a metric's history in the point order, and the token of the next page when there is
+ * more. A token names the step the next page starts at and how many of that step's points came
+ * before it: a step may hold many points (MLflow keeps them all), and a page may end inside one.
+ */
 export async function metricHistory(
   store: Store,
   orgId: string,
@@ -324,9 +328,17 @@ export async function metricHistory(
   pageToken: string | undefined,
 ): Promise<{ points: Point[]; nextPageToken?: string }> {
   const from = pageToken ? pageTokenCount(pageToken, "step") : 0;
-  const points = await store.readMetricPoints(orgId, run.id, key, from, Number.MAX_SAFE_INTEGER, maxResults + 1);
-  const more = points.length > maxResults;
-  return { points: points.slice(0, maxResults), nextPageToken: more ? encodePageToken({ step: points[maxResults]!.step }) : undefined };
+  const skip = pageToken && Object.hasOwn(decodePageToken(pageToken), "skip") ? pageTokenCount(pageToken, "skip") : 0;
+  const points = await store.readMetricPoints(orgId, run.id, key, from, Number.MAX_SAFE_INTEGER, maxResults + 1, skip);
+  if (points.length <= maxResults) return { points };
+  const next = points[maxResults]!;
+  let before = 0; // points of the next page's first step on this page and earlier ones
+  for (let i = maxResults - 1; i >= 0 && points[i]!.step === next.step; i--) before++;
+  if (next.step === from) before += skip;
+  return {
+    points: points.slice(0, maxResults),
+    nextPageToken: encodePageToken(before > 0 ? { step: next.step, skip: before } : { step: next.step }),
+  };
 }
 
 /** get-history-bulk-interval: each run's sample of one metric over a step window, in the order the runs are named. */

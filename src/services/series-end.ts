@@ -1,4 +1,4 @@
-import { endsNonFinite, type MetricSummaryState } from "../domain/summaries.js";
+import { mayEndNonFinite, type MetricSummaryState } from "../domain/summaries.js";
 import { finiteOrZero, valueFlag, type ValueFlag } from "../domain/non-finite.js";
 import type { Store } from "../store/store.js";
 
@@ -19,14 +19,14 @@ export interface DivergedMetric {
 /**
  * The metrics of each run whose series ended non-finite, by name (the run list's `divergedMetrics`),
  * for a page of runs. The summaries tell which (inherited points included), read for the whole page
- * at once; only the diverged series cost a read of their last point.
+ * at once; only series holding a non-finite point cost a read of their last step.
  */
 export async function divergedMetrics(store: Store, orgId: string, runIds: number[]): Promise<Map<number, DivergedMetric[]>> {
   const out = new Map<number, DivergedMetric[]>();
   for (const [runId, summaries] of await store.listMetricSummariesOfRuns(orgId, runIds)) {
     const diverged: DivergedMetric[] = [];
     for (const summary of summaries) {
-      if (!endsNonFinite(summary)) continue;
+      if (!mayEndNonFinite(summary)) continue;
       const end = await seriesEnd(store, orgId, runId, summary.logName, summary);
       if (end && end.valueFlag !== "") diverged.push({ logName: summary.logName, step: end.step, valueFlag: end.valueFlag });
     }
@@ -48,8 +48,8 @@ export interface LastPoint {
 /**
  * The end-of-series rule, the one place every reader of a series' last point (Stepwise's run list
  * and series ends, MLflow's latest metrics and search by metric) takes it from (docs/api.md, "The
- * end of a series"): the summary alone answers for a series that ends finite (endsNonFinite), the
- * usual case, and, when `withTime`, keeps that point's time; otherwise the single point is read.
+ * end of a series"): the summary alone answers for a series without non-finite points (mayEndNonFinite),
+ * the usual case, and, when `withTime`, keeps that point's time; otherwise the last step is read.
  * Undefined for a series without points (or a point not found).
  */
 export async function lastPoint(
@@ -61,9 +61,11 @@ export async function lastPoint(
   withTime: boolean,
 ): Promise<LastPoint | undefined> {
   if (summary.lastStep === null) return undefined;
-  if (!endsNonFinite(summary) && (!withTime || (summary.lastTime ?? null) !== null))
+  if (!mayEndNonFinite(summary) && (!withTime || (summary.lastTime ?? null) !== null))
     return { step: summary.lastStep, value: summary.lastValue!, time: summary.lastTime ?? null };
-  const [point] = await store.readMetricPoints(orgId, runId, logName, summary.lastStep, summary.lastStep, 1);
+  // The last step's points, in the point order (usually one; MLflow's rule may keep several): the last one.
+  const points = await store.readMetricPoints(orgId, runId, logName, summary.lastStep, summary.lastStep);
+  const point = points[points.length - 1];
   return point && { step: point.step, value: point.value, time: point.time };
 }
 

@@ -1,4 +1,5 @@
 import { blockExtremes, type BlockExtremes, type PointReader } from "../domain/sampling.js";
+import { comparePoints, type PointRule } from "../domain/metric-points.js";
 import { momentsOf, type Moments } from "../domain/summaries.js";
 
 /**
@@ -6,7 +7,10 @@ import { momentsOf, type Moments } from "../domain/summaries.js";
  * little-endian float64 columns (step, value, client time, server write time). One SQL row per
  * chunk instead of per point is what lets a single SQLite writer take hundreds of thousands of
  * points per second, and lets a 5M-point series be read as ~50k rows. Non-finite values are
- * stored as IEEE NaN/±Infinity. Chunks of one metric never overlap in steps.
+ * stored as IEEE NaN/±Infinity. A chunk's points, and the chunks of a metric, follow the point order
+ * (domain/metric-points.ts): by step, then client time, then value. A step holding many points
+ * (MLflow's rule keeps them all) may span several chunks, so neighbouring chunks may share their
+ * boundary step; chunks are ordered by end step, then ID (metric-series.ts, "Chunk order").
  */
 export interface PointColumns {
   steps: Float64Array;
@@ -168,13 +172,16 @@ export interface PointDelta {
 }
 
 /**
- * Merges stored points with incoming ones (both ascending by step); an incoming point replaces
- * a stored one at the same step. A point re-sent with the same value (a client retry) appears in
- * neither delta, so retries cost the summary nothing.
+ * Merges stored points with incoming ones, both in the point order (domain/metric-points.ts), by
+ * the write's rule. "replace-step": each incoming point (one per step) replaces every stored point
+ * at its step; a step re-sent with the one value it holds (a client retry) appears in neither
+ * delta, so retries cost the summary nothing. "keep-every-point": the union, a point identical to
+ * a stored one kept once (the stored one, with its write time).
  */
 export function mergeColumns(
   stored: PointColumns,
   incoming: PointColumns,
+  rule: PointRule = "replace-step",
 ): { merged: PointColumns; removed: PointDelta; added: PointDelta } {
   const n = stored.steps.length + incoming.steps.length;
   const merged: PointColumns = {
@@ -193,25 +200,46 @@ export function mergeColumns(
     merged.writtenAt[size] = c.writtenAt[k]!;
     size++;
   };
+  const note = (delta: PointDelta, c: PointColumns, k: number) => {
+    delta.steps.push(c.steps[k]!);
+    delta.values.push(c.values[k]!);
+  };
   let i = 0;
   let j = 0;
   while (i < stored.steps.length || j < incoming.steps.length) {
-    const a = i < stored.steps.length ? stored.steps[i]! : Infinity;
-    const b = j < incoming.steps.length ? incoming.steps[j]! : Infinity;
+    if (j === incoming.steps.length) {
+      take(stored, i++);
+      continue;
+    }
+    if (i === stored.steps.length) {
+      note(added, incoming, j);
+      take(incoming, j++);
+      continue;
+    }
+    const [a, b] = [stored.steps[i]!, incoming.steps[j]!];
+    if (rule === "keep-every-point") {
+      const order = comparePoints(a, stored.times[i]!, stored.values[i]!, b, incoming.times[j]!, incoming.values[j]!);
+      if (order <= 0) take(stored, i++);
+      if (order === 0) j++;
+      else if (order > 0) {
+        note(added, incoming, j);
+        take(incoming, j++);
+      }
+      continue;
+    }
     if (a < b) {
       take(stored, i++);
       continue;
     }
-    const value = incoming.values[j]!;
-    if (a === b && !Object.is(stored.values[i], value)) {
-      removed.steps.push(a);
-      removed.values.push(stored.values[i]!);
+    // Every stored point at the incoming step goes, unless it is the one point there, with this value.
+    let end = i;
+    while (end < stored.steps.length && stored.steps[end] === b) end++;
+    const retry = end === i + 1 && Object.is(stored.values[i], incoming.values[j]);
+    if (!retry) {
+      for (let k = i; k < end; k++) note(removed, stored, k);
+      note(added, incoming, j);
     }
-    if (a !== b || !Object.is(stored.values[i], value)) {
-      added.steps.push(b);
-      added.values.push(value);
-    }
-    if (a === b) i++;
+    i = end;
     take(incoming, j++);
   }
   return {

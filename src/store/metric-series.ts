@@ -1,6 +1,7 @@
 import type { Piece } from "../domain/lineage.js";
 import { lowerBound, type Point, type PointBlock } from "../domain/sampling.js";
 import { addPoints, combineSummaries, EMPTY_SUMMARY, removePoints, type MetricSummaryState } from "../domain/summaries.js";
+import type { PointRule } from "../domain/metric-points.js";
 import { concatColumns, mergeColumns, MAX_CHUNK_POINTS, SMALL_CHUNK_POINTS, type PointColumns } from "./metric-chunks.js";
 
 /**
@@ -31,18 +32,30 @@ export type ChunkSummaryRow = [number, number, number, number, number | null, nu
 // Writes.
 
 /**
- * The client time of the point at a metric's last step once `incoming` is written (`lastStep` is the
- * summary's after the write): the incoming point's when it holds that step (ascending steps, so
- * it is the last one), else the stored time, which may be null (not known: the point must be read).
+ * The client time of a metric's last point once `written` (points written in place of whole
+ * chunks, in the point order) is stored: its last point is the metric's last when it reaches the
+ * stored last step (every chunk holding that step was rewritten with it), else the stored time
+ * stands, which may be null (not known: the point must be read).
  */
-export function lastTimeAfter(storedLastTime: number | null, lastStep: number | null, incoming: PointColumns): number | null {
-  const last = incoming.steps.length - 1;
-  return last >= 0 && incoming.steps[last] === lastStep ? incoming.times[last]! : storedLastTime;
+export function lastTimeAfter(storedLastTime: number | null, storedLastStep: number | null, written: PointColumns): number | null {
+  const last = written.steps.length - 1;
+  return last >= 0 && (storedLastStep === null || written.steps[last]! >= storedLastStep) ? written.times[last]! : storedLastTime;
 }
 
-/** The common case of ingest: every incoming step is past the stored ones, so nothing is replaced. */
-export function appendsAfterLastStep(storedLastStep: number | null, incoming: PointColumns): boolean {
-  return storedLastStep === null || incoming.steps[0]! > storedLastStep;
+/**
+ * The common case of ingest: every incoming point comes after the stored ones in the point order,
+ * so nothing is replaced or interleaved. Under MLflow's rule a point at the last step comes after
+ * when its time is later than the last point's (a loop of log_metric calls without a step).
+ */
+export function appendsAfterLastPoint(
+  stored: { lastStep: number | null; lastTime: number | null },
+  incoming: PointColumns,
+  rule: PointRule,
+): boolean {
+  if (stored.lastStep === null || incoming.steps[0]! > stored.lastStep) return true;
+  return (
+    rule === "keep-every-point" && incoming.steps[0] === stored.lastStep && stored.lastTime !== null && incoming.times[0]! > stored.lastTime
+  );
 }
 
 /** Small appends are merged into a small last chunk, so slow loggers do not make one row per point. */
@@ -91,24 +104,41 @@ export function mergeIntoStored(
   summary: MetricSummaryState,
   stored: PointColumns,
   incoming: PointColumns,
+  rule: PointRule,
 ): { merged: PointColumns; summary: MetricSummaryState | "rescan" } | undefined {
-  const { merged, removed, added } = mergeColumns(stored, incoming);
+  const { merged, removed, added } = mergeColumns(stored, incoming, rule);
   if (removed.steps.length === 0 && added.steps.length === 0) return undefined;
   const { state, rescan } = removePoints(summary, removed.values);
-  return { merged, summary: rescan ? "rescan" : addPoints(state, added.steps, added.values) };
+  // A finite point added at the step of the last finite value may come before it or after it: only the points tell.
+  const lastUnclear = added.steps.some((step, i) => step === summary.lastValueStep && Number.isFinite(added.values[i]!));
+  return { merged, summary: rescan || lastUnclear ? "rescan" : addPoints(state, added.steps, added.values) };
+}
+
+/**
+ * Chunk order. A merge rewrites the chunks holding any step of the incoming points' range, widened
+ * until every chunk holding a step of the rewritten ones is among them: a step's points may span
+ * several chunks, and rewritten chunks get new IDs, in order, so that chunks of equal end step
+ * stay ordered by ID. The wider range to read again, given the chunks of [lo, hi]; undefined when
+ * they are all.
+ */
+export function widenedRange([lo, hi]: [number, number], chunks: ChunkMeta[]): [number, number] | undefined {
+  const first = chunks[0];
+  const last = chunks[chunks.length - 1];
+  if (!first || !last || (first.start_step >= lo && last.end_step <= hi)) return undefined;
+  return [Math.min(lo, first.start_step), Math.max(hi, last.end_step)];
 }
 
 // Reads.
 
 /**
  * The chunks of a piece that stick out of it on either side (at most two), which range aggregates
- * cannot cover: from the chunk at or after `from` and the chunk at or before `to`.
+ * cannot cover: from the first chunk ending at or after `from` and the first ending after `to`
+ * (only they can: chunks follow the point order).
  */
 export function boundaryChunks(piece: Piece, low: ChunkMeta | undefined, high: ChunkMeta | undefined): ChunkMeta[] {
   const out: ChunkMeta[] = [];
   if (low && low.start_step <= piece.to && (low.start_step < piece.from || low.end_step > piece.to)) out.push(low);
-  if (high && high.id !== low?.id && high.end_step >= piece.from && (high.start_step < piece.from || high.end_step > piece.to))
-    out.push(high);
+  if (high && high.id !== low?.id && high.start_step <= piece.to) out.push(high);
   return out;
 }
 
@@ -135,26 +165,53 @@ export function summarizeChunkRows(rows: ChunkSummaryRow[]): MetricSummaryState 
   return summary;
 }
 
-/** Adds the points within [from, to] of partly covered chunks to the summary of the chunks inside. */
+/**
+ * Adds the points within [from, to] of partly covered chunks to the summary of the chunks inside,
+ * in the point order: a chunk sticking out before `from` comes first, one sticking out after `to` last.
+ */
 export function addBoundaryPoints(inside: MetricSummaryState, boundary: PointColumns[], from: number, to: number): MetricSummaryState {
   let summary = inside;
   for (const columns of boundary) {
     const i = lowerBound(columns.steps.length, (k) => columns.steps[k]!, from);
     const j = lowerBound(columns.steps.length, (k) => columns.steps[k]!, to + 1);
-    summary = addPoints(summary, columns.steps.subarray(i, j), columns.values.subarray(i, j));
+    const part = addPoints(EMPTY_SUMMARY, columns.steps.subarray(i, j), columns.values.subarray(i, j));
+    summary = i > 0 ? combineSummaries(part, summary) : combineSummaries(summary, part);
   }
   return summary;
 }
 
-/** Adds a chunk's points within the piece to `points`; false once `limit` points are there. */
-export function collectPoints(columns: PointColumns, piece: Piece, points: Point[], limit: number): boolean {
-  for (let i = 0; i < columns.steps.length; i++) {
-    const step = columns.steps[i]!;
-    if (step < piece.from || step > piece.to) continue;
-    points.push({ step, value: columns.values[i]!, time: columns.times[i]!, writtenAt: columns.writtenAt[i]! });
-    if (points.length >= limit) return false;
+/**
+ * Collects the points of a read in order: skips the first `skip` points within the pieces (without
+ * loading a chunk wholly skipped), then keeps up to `limit` points.
+ */
+export class PointCollector {
+  readonly points: Point[] = [];
+  constructor(
+    private readonly limit: number,
+    private skip = 0,
+  ) {}
+
+  /** Whether the chunk, lying wholly inside the piece, is skipped whole (its points need not be loaded). */
+  skipsWhole(chunk: ChunkMeta, piece: Piece): boolean {
+    if (chunk.point_count > this.skip || chunk.start_step < piece.from || chunk.end_step > piece.to) return false;
+    this.skip -= chunk.point_count;
+    return true;
   }
-  return true;
+
+  /** Adds a chunk's points within the piece; false once `limit` points are there. */
+  add(columns: PointColumns, piece: Piece): boolean {
+    for (let i = 0; i < columns.steps.length; i++) {
+      const step = columns.steps[i]!;
+      if (step < piece.from || step > piece.to) continue;
+      if (this.skip > 0) {
+        this.skip--;
+        continue;
+      }
+      this.points.push({ step, value: columns.values[i]!, time: columns.times[i]!, writtenAt: columns.writtenAt[i]! });
+      if (this.points.length >= this.limit) return false;
+    }
+    return true;
+  }
 }
 
 /** A chunk row as a block of domain/sampling.ts, for the part of it inside the piece. */

@@ -5,6 +5,7 @@ import type { StatusRequest } from "../domain/runs.js";
 import type { RunStatus, StatusSource } from "../domain/status.js";
 import type { ColumnSort } from "../domain/run-list.js";
 import type { MetricSummaryState } from "../domain/summaries.js";
+import type { PointRule } from "../domain/metric-points.js";
 import type { Point, SampledPoint } from "../domain/sampling.js";
 import type { CopyRow, CopyValue } from "./copy-tables.js";
 import type { LoggedModelStatus } from "../domain/mlflow/logged-model-status.js";
@@ -408,8 +409,16 @@ export interface MetricStore {
    * and IDs unknown in the organization, are absent.
    */
   countMetricsOfRuns(orgId: string, runIds: number[]): Promise<Map<number, number>>;
-  /** The points of one metric with stepMin ≤ step ≤ stepMax, ascending by step; the first `limit` when given. */
-  readMetricPoints(orgId: string, runId: number, logName: string, stepMin: number, stepMax: number, limit?: number): Promise<Point[]>;
+  /** The points of one metric with stepMin ≤ step ≤ stepMax, in the point order (domain/metric-points.ts), after the first `skip`; at most `limit` when given. */
+  readMetricPoints(
+    orgId: string,
+    runId: number,
+    logName: string,
+    stepMin: number,
+    stepMax: number,
+    limit?: number,
+    skip?: number,
+  ): Promise<Point[]>;
   /** At most `limit` points of one metric in the window, chosen by domain/sampling.ts. */
   sampleMetricPoints(
     orgId: string,
@@ -538,6 +547,11 @@ export interface MetricSeries {
   values: number[];
   /** Client time of each point, epoch ms. */
   times: number[];
+  /**
+   * How the points meet those stored at their steps (domain/metric-points.ts); "replace-step" when
+   * absent, with one point per step, ascending. With "keep-every-point" the points are in the point order, distinct.
+   */
+  rule?: PointRule;
 }
 
 export interface MetricSummary extends MetricSummaryState {

@@ -122,6 +122,30 @@ describe("charts that never mislead", () => {
     assert.equal(await compared.getAttribute("data-nonfinite"), "2", "both runs' markers: the +Inf and the final NaN");
   });
 
+  it("draws a metric whose points all sit at one step (MLflow's log_metric without a step) against time, every point", async () => {
+    const experiment = await client.post("/api/2.0/mlflow/experiments/create", { name: "one-step" });
+    const created = await client.post("/api/2.0/mlflow/runs/create", { experiment_id: experiment.body.experiment_id });
+    const runId = created.body.run.info.run_id;
+    const metrics = Array.from({ length: 200 }, (_, i) => ({
+      key: "loss",
+      value: 1 / (i + 1),
+      timestamp: 1_700_000_000_000 + i * 1000,
+      step: 0,
+    }));
+    assert.equal((await client.post("/api/2.0/mlflow/runs/log-batch", { run_id: runId, metrics })).status, 200);
+    const stepwiseRun = (await client.get("/api/runs/list", { projectName: "one-step" })).body.runs[0];
+    await open(`/projects/one-step/runs/${stepwiseRun.id}`);
+    const card = page.locator(".chart-card[data-metric='loss']");
+    await card.locator(".chart-canvas[data-drawn=true]").waitFor();
+    assert.match(await card.locator("[data-testid=one-step]").innerText(), /all at step 0: drawn against time/);
+    // Hovering the middle of the chart shows a value from the middle of the series, not the last one logged.
+    const box = (await card.locator(".u-over").boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
+    const value = Number(await card.locator(".u-legend .u-series").nth(1).locator(".u-value").innerText());
+    assert.ok(value > 1 / 150 && value < 1 / 50, `a middle value: ${value}`);
+    await shot(page, "23-one-step-against-time");
+  });
+
   it("says a series ended in NaN in the run header, chart head, runs table, comparison and leaderboard", async () => {
     await open(`/projects/${PROJECT}/runs/${ids.diverged}`);
     const note = page.getByTestId("diverged");

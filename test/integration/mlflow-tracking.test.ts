@@ -447,6 +447,68 @@ describe("MLflow's tracking API", () => {
     );
   });
 
+  it("keeps every logged point as MLflow's server does: many per step, an identical one once, MLflow's latest value", async () => {
+    const experimentId = await createExperiment(client);
+    const runId = await createRun(client, experimentId);
+    // mlflow.log_metric("loss", v) in a loop: no step (0), a new timestamp each time.
+    for (let i = 0; i < 5; i++)
+      await client.post(`${API}/runs/log-metric`, { run_id: runId, key: "loss", value: 10 - i, timestamp: 1000 + i });
+    // The same point again is kept once; a point at step 0 with an earlier time goes before the others.
+    await client.post(`${API}/runs/log-metric`, { run_id: runId, key: "loss", value: 9, timestamp: 1001 });
+    await client.post(`${API}/runs/log-batch`, {
+      run_id: runId,
+      metrics: [
+        { key: "loss", value: 11, timestamp: 999, step: 0 },
+        { key: "loss", value: 11, timestamp: 999, step: 0 },
+        // Two values at one step and time: both kept, the larger one latest.
+        { key: "acc", value: 0.5, timestamp: 50, step: 3 },
+        { key: "acc", value: 0.25, timestamp: 50, step: 3 },
+        // A smaller step logged later does not replace the latest.
+        { key: "acc", value: 0.1, timestamp: 99, step: 1 },
+      ],
+    });
+    const history = await client.get(`${API}/metrics/get-history`, { run_id: runId, metric_key: "loss" });
+    assert.deepEqual(
+      history.body.metrics.map((m: { value: number; timestamp: number; step: number }) => [m.step, m.timestamp, m.value]),
+      [
+        [0, 999, 11],
+        [0, 1000, 10],
+        [0, 1001, 9],
+        [0, 1002, 8],
+        [0, 1003, 7],
+        [0, 1004, 6],
+      ],
+    );
+    const latest = new Map((await getRun(client, runId)).data.metrics.map((m: { key: string }) => [m.key, m]));
+    assert.deepEqual(latest.get("loss"), { key: "loss", value: 6, timestamp: 1004, step: 0 });
+    assert.deepEqual(latest.get("acc"), { key: "acc", value: 0.5, timestamp: 50, step: 3 });
+    const found = await client.post(`${API}/runs/search`, { experiment_ids: [experimentId], filter: "metrics.acc = 0.5" });
+    assert.equal(found.body.runs?.length, 1, "search_runs compares MLflow's latest value");
+    // Pages of 2 end inside step 0 and go on from there, each point once.
+    const paged: number[] = [];
+    let token: string | undefined;
+    do {
+      const page = await client.get(`${API}/metrics/get-history`, { run_id: runId, metric_key: "loss", max_results: 2, page_token: token });
+      assert.equal(page.status, 200, JSON.stringify(page.body));
+      paged.push(...page.body.metrics.map((m: { timestamp: number }) => m.timestamp));
+      token = page.body.next_page_token;
+    } while (token && paged.length < 20);
+    assert.deepEqual(paged, [999, 1000, 1001, 1002, 1003, 1004]);
+    const bulk = await client.get(`${API}/metrics/get-history-bulk-interval`, { run_ids: runId, metric_key: "loss", max_results: 10 });
+    assert.equal(bulk.body.metrics.length, 6, "every point of step 0");
+    // Stepwise's own reads show every kept point too.
+    const project = (await client.get(`${API}/experiments/get`, { experiment_id: experimentId })).body.experiment.name;
+    const stepwiseRun = (await client.get("/api/runs/list", { projectName: project })).body.runs[0];
+    const raw = await client.get("/api/runs/metrics/raw", { runId: stepwiseRun.id, projectName: project, logName: "loss" });
+    assert.deepEqual(
+      raw.body.rows.map((row: { value: number }) => row.value),
+      [11, 10, 9, 8, 7, 6],
+    );
+    const stats = await client.get("/api/runs/statistics", { runId: stepwiseRun.id, projectName: project, logName: "loss" });
+    assert.equal(stats.body.metrics[0].count, 6);
+    assert.deepEqual(stats.body.metrics[0].lastPoint, { step: 0, value: 6, valueFlag: "" });
+  });
+
   it("stores concurrent log-batch requests exactly; a rejected one in the crowd writes nothing and fails no other", async () => {
     const experimentId = await createExperiment(client);
     const runs = await Promise.all(Array.from({ length: 8 }, () => createRun(client, experimentId)));

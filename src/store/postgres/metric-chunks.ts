@@ -104,7 +104,7 @@ export async function loadChunkViews(sql: Sql, chunks: Pick<ChunkMeta, "id" | "p
 export function chunksOverlapping(sql: Sql, metricId: number, from: number, to: number): Promise<ChunkMeta[]> {
   return rows<ChunkMeta>(
     sql,
-    `SELECT ${CHUNK_META} FROM metric_chunks WHERE metric_id = $1 AND end_step >= $2 AND start_step <= $3 ORDER BY end_step`,
+    `SELECT ${CHUNK_META} FROM metric_chunks WHERE metric_id = $1 AND end_step >= $2 AND start_step <= $3 ORDER BY end_step, id`,
     [metricId, from, to],
   );
 }
@@ -125,7 +125,7 @@ export async function lastChunks(
     `SELECT m.id AS metric_id, c.id, c.start_step, c.end_step, c.point_count,
        CASE WHEN c.point_count < $2 THEN ${base64Of("c.points")} END AS points
      FROM unnest($1::bigint[]) AS m(id)
-     CROSS JOIN LATERAL (SELECT ${CHUNK_META}, points FROM metric_chunks WHERE metric_id = m.id ORDER BY end_step DESC LIMIT 1) AS c`,
+     CROSS JOIN LATERAL (SELECT ${CHUNK_META}, points FROM metric_chunks WHERE metric_id = m.id ORDER BY end_step DESC, id DESC LIMIT 1) AS c`,
     [metricIds, withPointsBelow],
   );
   for (const { metric_id, points, ...chunk } of last)
@@ -133,21 +133,20 @@ export async function lastChunks(
   return found;
 }
 
-/** The chunk holding `step`, else the first chunk after it. */
+/** The first chunk, in chunk order, ending at or after `step`: the first holding it, else the first after it. */
 export function chunkAtOrAfter(sql: Sql, metricId: number, step: number): Promise<ChunkMeta | undefined> {
-  return row<ChunkMeta>(sql, `SELECT ${CHUNK_META} FROM metric_chunks WHERE metric_id = $1 AND end_step >= $2 ORDER BY end_step LIMIT 1`, [
-    metricId,
-    step,
-  ]);
-}
-
-/** The chunk holding `step`, else the last chunk before it. */
-export async function chunkAtOrBefore(sql: Sql, metricId: number, step: number): Promise<ChunkMeta | undefined> {
-  const atOrAfter = await chunkAtOrAfter(sql, metricId, step);
-  if (atOrAfter && atOrAfter.start_step <= step) return atOrAfter;
   return row<ChunkMeta>(
     sql,
-    `SELECT ${CHUNK_META} FROM metric_chunks WHERE metric_id = $1 AND end_step < $2 ORDER BY end_step DESC LIMIT 1`,
+    `SELECT ${CHUNK_META} FROM metric_chunks WHERE metric_id = $1 AND end_step >= $2 ORDER BY end_step, id LIMIT 1`,
+    [metricId, step],
+  );
+}
+
+/** The first chunk, in chunk order, ending after `step`. */
+export function chunkEndingAfter(sql: Sql, metricId: number, step: number): Promise<ChunkMeta | undefined> {
+  return row<ChunkMeta>(
+    sql,
+    `SELECT ${CHUNK_META} FROM metric_chunks WHERE metric_id = $1 AND end_step > $2 ORDER BY end_step, id LIMIT 1`,
     [metricId, step],
   );
 }
@@ -162,20 +161,20 @@ export async function chunkBlocksOverlapping(sql: Sql, metricId: number, from: n
     sql,
     `SELECT ${CHUNK_BLOCK} FROM metric_chunks WHERE metric_id = $1 AND end_step >= $2 AND end_step <= $3
      UNION ALL
-     SELECT * FROM (SELECT ${CHUNK_BLOCK} FROM metric_chunks WHERE metric_id = $1 AND end_step > $3 ORDER BY end_step LIMIT 1) AS straddling
+     SELECT * FROM (SELECT ${CHUNK_BLOCK} FROM metric_chunks WHERE metric_id = $1 AND end_step > $3 ORDER BY end_step, id LIMIT 1) AS straddling
      WHERE start_step <= $3`,
     [metricId, from, to],
   );
   // UNION ALL promises no order; sorting rows that come in order, as they do, costs next to nothing (a sorted
   // run is one pass), and a sort in SQL would be a sort step in every plan.
-  return found.sort((a, b) => a[2] - b[2]);
+  return found.sort((a, b) => a[2] - b[2] || a[0] - b[0]);
 }
 
 /** The summary of the chunks lying wholly inside [from, to], from chunk rows alone. */
 export async function summarizeChunksInside(sql: Sql, metricId: number, from: number, to: number): Promise<MetricSummaryState> {
   const found = await arrays<ChunkSummaryRow>(
     sql,
-    `SELECT ${CHUNK_SUMMARY} FROM metric_chunks WHERE metric_id = $1 AND end_step <= $2 AND start_step >= $3 ORDER BY end_step`,
+    `SELECT ${CHUNK_SUMMARY} FROM metric_chunks WHERE metric_id = $1 AND end_step <= $2 AND start_step >= $3 ORDER BY end_step, id`,
     [metricId, to, from],
   );
   return summarizeChunkRows(found);

@@ -112,7 +112,7 @@ export function metricReadOperations(sql: Sql): Async<MetricReadOperations> {
         [logName, orgId, projectId],
       ),
     summarizePiece: (metricId, from, to) => summarizePiece(sql, metricId, from, to),
-    readSegments: (segments, from, to, limit) => readSegments(sql, segments, from, to, limit),
+    readSegments: (segments, from, to, limit, skip) => readSegments(sql, segments, from, to, limit, skip),
     sampleSegments: (segments, from, to, limit) => sampleSegments(sql, segments, from, to, limit),
   };
 }

@@ -1,11 +1,11 @@
 import { piecesOf, type Segment } from "../../domain/lineage.js";
 import { likelyReads, sampleFetched, type Point, type PointBlock, type PointReader, type SampledPoint } from "../../domain/sampling.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
-import { addBoundaryPoints, boundaryChunks, chunkBlock, collectPoints } from "../metric-series.js";
+import { addBoundaryPoints, boundaryChunks, chunkBlock, PointCollector } from "../metric-series.js";
 import type { Sql } from "./db.js";
 import {
   chunkAtOrAfter,
-  chunkAtOrBefore,
+  chunkEndingAfter,
   chunkBlocksOverlapping,
   chunksOverlapping,
   loadChunks,
@@ -16,23 +16,26 @@ import {
 /** Summary of the points of one metric within [from, to], from chunk aggregates plus at most two partly covered chunks. */
 export async function summarizePiece(sql: Sql, metricId: number, from: number, to: number): Promise<MetricSummaryState> {
   const piece = { metricId, from, to };
-  const boundary = boundaryChunks(piece, await chunkAtOrAfter(sql, metricId, from), await chunkAtOrBefore(sql, metricId, to));
+  const boundary = boundaryChunks(piece, await chunkAtOrAfter(sql, metricId, from), await chunkEndingAfter(sql, metricId, to));
   return addBoundaryPoints(await summarizeChunksInside(sql, metricId, from, to), await loadChunks(sql, boundary), from, to);
 }
 
-/** Reads the points of the segments within [from, to], ascending, stopping after `limit`. */
-export async function readSegments(sql: Sql, segments: Segment[], from: number, to: number, limit = Infinity): Promise<Point[]> {
-  const points: Point[] = [];
+/** Reads the points of the segments within [from, to], in the point order, after the first `skip`, stopping after `limit`. */
+export async function readSegments(sql: Sql, segments: Segment[], from: number, to: number, limit = Infinity, skip = 0): Promise<Point[]> {
+  const collector = new PointCollector(limit, skip);
   for (const piece of piecesOf(segments, from, to)) {
-    const chunks = await chunksOverlapping(sql, piece.metricId, piece.from, piece.to);
+    const overlapping = await chunksOverlapping(sql, piece.metricId, piece.from, piece.to);
+    let first = 0;
+    while (first < overlapping.length && collector.skipsWhole(overlapping[first]!, piece)) first++;
+    const chunks = overlapping.slice(first);
     // Points are fetched a few chunks per round trip, and no further than `limit` needs.
     for (let i = 0; i < chunks.length; i += READ_AHEAD) {
       for (const columns of await loadChunks(sql, chunks.slice(i, i + READ_AHEAD))) {
-        if (!collectPoints(columns, piece, points, limit)) return points;
+        if (!collector.add(columns, piece)) return collector.points;
       }
     }
   }
-  return points;
+  return collector.points;
 }
 
 /** Chunks fetched per round trip when reading points in order. */

@@ -2,7 +2,8 @@ import { ALL_STEPS } from "../../domain/lineage.js";
 import { logGroupOf } from "../../domain/log-names.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { columnsOf, concatColumns, decodeChunk, SMALL_CHUNK_POINTS, type PointColumns } from "../metric-chunks.js";
-import { appendsAfterLastStep, lastTimeAfter, mergeIntoStored, planAppend } from "../metric-series.js";
+import type { PointRule } from "../../domain/metric-points.js";
+import { appendsAfterLastPoint, lastTimeAfter, mergeIntoStored, planAppend, widenedRange, type ChunkMeta } from "../metric-series.js";
 import { METRIC_COLUMNS, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricSeries } from "../store.js";
 import type { Async } from "../workflow.js";
@@ -78,15 +79,20 @@ async function appendRound(sql: Sql, runId: number, round: MetricSeries[], now: 
     round.map((one) => one.logName),
   );
   const appends: { metric: MetricRow; incoming: PointColumns }[] = [];
-  const merges: { metric: MetricRow; incoming: PointColumns }[] = [];
+  const merges: { metric: MetricRow; incoming: PointColumns; rule: PointRule }[] = [];
   for (const one of round) {
     const metric = locked.get(one.logName)!;
     const incoming = columnsOf(one.steps, one.values, one.times, now);
-    (appendsAfterLastStep(metric.last_step, incoming) ? appends : merges).push({ metric, incoming });
+    const rule = one.rule ?? "replace-step";
+    if (appendsAfterLastPoint({ lastStep: metric.last_step, lastTime: metric.last_time }, incoming, rule))
+      appends.push({ metric, incoming });
+    else merges.push({ metric, incoming, rule });
   }
-  const summaries = await appendAfterLastSteps(sql, appends);
-  for (const { metric, incoming } of merges)
-    summaries.push(summaryWrite(metric, incoming, await mergeIntoStoredSteps(sql, metric, incoming)));
+  const summaries = await appendAfterLastPoints(sql, appends);
+  for (const { metric, incoming, rule } of merges) {
+    const { summary, written } = await mergeIntoStoredPoints(sql, metric, incoming, rule);
+    summaries.push(summaryWrite(metric, written, summary));
+  }
   await writeSummaries(sql, summaries);
 }
 
@@ -97,8 +103,9 @@ interface SummaryWrite {
   lastTime: number | null;
 }
 
-function summaryWrite(metric: MetricRow, incoming: PointColumns, summary: MetricSummaryState): SummaryWrite {
-  return { metricId: metric.id, summary, lastTime: lastTimeAfter(metric.last_time, summary.lastStep, incoming) };
+/** `written`: the points written in place of whole chunks (lastTimeAfter). */
+function summaryWrite(metric: MetricRow, written: PointColumns, summary: MetricSummaryState): SummaryWrite {
+  return { metricId: metric.id, summary, lastTime: lastTimeAfter(metric.last_time, metric.last_step, written) };
 }
 
 /** The rows of these metrics of the run (names ascending, distinct), locked until the transaction ends, in ORDER BY order. */
@@ -111,8 +118,8 @@ async function lockMetrics(sql: Sql, runId: number, logNames: string[]): Promise
   return new Map(found.map((metric) => [metric.log_name, metric]));
 }
 
-/** The common case: every incoming step is past the stored ones, so nothing is replaced; all metrics at once. */
-async function appendAfterLastSteps(sql: Sql, appends: { metric: MetricRow; incoming: PointColumns }[]): Promise<SummaryWrite[]> {
+/** The common case: every incoming point comes after the stored ones, so nothing is replaced; all metrics at once. */
+async function appendAfterLastPoints(sql: Sql, appends: { metric: MetricRow; incoming: PointColumns }[]): Promise<SummaryWrite[]> {
   const last = await lastChunks(
     sql,
     appends.map(({ metric }) => metric.id),
@@ -126,25 +133,35 @@ async function appendAfterLastSteps(sql: Sql, appends: { metric: MetricRow; inco
     const plan = planAppend(toSummaryState(metric), chunk, () => decodeChunk(chunk!.points!, chunk!.point_count), incoming);
     if (plan.replaces !== undefined) replaced.push(plan.replaces);
     writes.push({ metricId: metric.id, columns: plan.columns });
-    return summaryWrite(metric, incoming, plan.summary);
+    return summaryWrite(metric, plan.columns, plan.summary);
   });
   await deleteChunks(sql, replaced);
   await insertChunks(sql, writes);
   return summaries;
 }
 
-/** Retries and out-of-order steps: rewrite the chunks the incoming steps overlap, the incoming point winning. */
-async function mergeIntoStoredSteps(sql: Sql, metric: MetricRow, incoming: PointColumns): Promise<MetricSummaryState> {
-  const overlapped = await chunksOverlapping(sql, metric.id, incoming.steps[0]!, incoming.steps[incoming.steps.length - 1]!);
+/** Retries and out-of-order points: rewrite the chunks the incoming steps overlap (metric-series.ts, "Chunk order"). */
+async function mergeIntoStoredPoints(
+  sql: Sql,
+  metric: MetricRow,
+  incoming: PointColumns,
+  rule: PointRule,
+): Promise<{ summary: MetricSummaryState; written: PointColumns }> {
+  let range: [number, number] | undefined = [incoming.steps[0]!, incoming.steps[incoming.steps.length - 1]!];
+  let overlapped: ChunkMeta[] = [];
+  for (; range; range = widenedRange(range, overlapped)) overlapped = await chunksOverlapping(sql, metric.id, ...range);
   const stored = concatColumns(await loadChunks(sql, overlapped));
-  const merge = mergeIntoStored(toSummaryState(metric), stored, incoming);
-  if (!merge) return toSummaryState(metric); // an exact retry
+  const merge = mergeIntoStored(toSummaryState(metric), stored, incoming, rule);
+  if (!merge) return { summary: toSummaryState(metric), written: stored }; // nothing new
   await deleteChunks(
     sql,
     overlapped.map((chunk) => chunk.id),
   );
   await insertChunks(sql, [{ metricId: metric.id, columns: merge.merged }]);
-  return merge.summary === "rescan" ? summarizePiece(sql, metric.id, 0, ALL_STEPS) : merge.summary;
+  return {
+    summary: merge.summary === "rescan" ? await summarizePiece(sql, metric.id, 0, ALL_STEPS) : merge.summary,
+    written: merge.merged,
+  };
 }
 
 /** Writes the summaries (and last points' client times, see lastTimeAfter) of many metrics in one statement. */

@@ -50,23 +50,21 @@ export function loadChunkView(s: Statements, chunk: Pick<ChunkMeta, "id" | "poin
 /** The chunks of a metric that hold any step in [from, to], ascending. */
 export function chunksOverlapping(s: Statements, metricId: number, from: number, to: number): ChunkMeta[] {
   return s
-    .get(`SELECT ${CHUNK_META} FROM metric_chunks WHERE metric_id = ? AND end_step >= ? AND start_step <= ? ORDER BY end_step`)
+    .get(`SELECT ${CHUNK_META} FROM metric_chunks WHERE metric_id = ? AND end_step >= ? AND start_step <= ? ORDER BY end_step, id`)
     .all(metricId, from, to) as ChunkMeta[];
 }
 
-/** The chunk holding `step`, else the first chunk after it. */
+/** The first chunk, in chunk order, ending at or after `step`: the first holding it, else the first after it. */
 export function chunkAtOrAfter(s: Statements, metricId: number, step: number): ChunkMeta | undefined {
   return s
-    .get(`SELECT ${CHUNK_META} FROM metric_chunks WHERE metric_id = ? AND end_step >= ? ORDER BY end_step LIMIT 1`)
+    .get(`SELECT ${CHUNK_META} FROM metric_chunks WHERE metric_id = ? AND end_step >= ? ORDER BY end_step, id LIMIT 1`)
     .get(metricId, step) as ChunkMeta | undefined;
 }
 
-/** The chunk holding `step`, else the last chunk before it. */
-export function chunkAtOrBefore(s: Statements, metricId: number, step: number): ChunkMeta | undefined {
-  const atOrAfter = chunkAtOrAfter(s, metricId, step);
-  if (atOrAfter && atOrAfter.start_step <= step) return atOrAfter;
+/** The first chunk, in chunk order, ending after `step`. */
+export function chunkEndingAfter(s: Statements, metricId: number, step: number): ChunkMeta | undefined {
   return s
-    .get(`SELECT ${CHUNK_META} FROM metric_chunks WHERE metric_id = ? AND end_step < ? ORDER BY end_step DESC LIMIT 1`)
+    .get(`SELECT ${CHUNK_META} FROM metric_chunks WHERE metric_id = ? AND end_step > ? ORDER BY end_step, id LIMIT 1`)
     .get(metricId, step) as ChunkMeta | undefined;
 }
 
@@ -77,11 +75,11 @@ export function chunkAtOrBefore(s: Statements, metricId: number, step: number): 
  */
 export function chunkBlocksOverlapping(s: Statements, metricId: number, from: number, to: number): ChunkBlockRow[] {
   const rows = s
-    .get(`SELECT ${CHUNK_BLOCK} FROM metric_chunks WHERE metric_id = ? AND end_step >= ? AND end_step <= ? ORDER BY end_step`)
+    .get(`SELECT ${CHUNK_BLOCK} FROM metric_chunks WHERE metric_id = ? AND end_step >= ? AND end_step <= ? ORDER BY end_step, id`)
     .raw(true)
     .all(metricId, from, to) as ChunkBlockRow[];
   const straddling = s
-    .get(`SELECT ${CHUNK_BLOCK} FROM metric_chunks WHERE metric_id = ? AND end_step > ? ORDER BY end_step LIMIT 1`)
+    .get(`SELECT ${CHUNK_BLOCK} FROM metric_chunks WHERE metric_id = ? AND end_step > ? ORDER BY end_step, id LIMIT 1`)
     .raw(true)
     .get(metricId, to) as ChunkBlockRow | undefined;
   if (straddling && straddling[1] <= to) rows.push(straddling);
@@ -91,7 +89,7 @@ export function chunkBlocksOverlapping(s: Statements, metricId: number, from: nu
 /** The summary of the chunks lying wholly inside [from, to], from chunk rows alone. */
 export function summarizeChunksInside(s: Statements, metricId: number, from: number, to: number): MetricSummaryState {
   const rows = s
-    .get(`SELECT ${CHUNK_SUMMARY} FROM metric_chunks WHERE metric_id = ? AND end_step <= ? AND start_step >= ? ORDER BY end_step`)
+    .get(`SELECT ${CHUNK_SUMMARY} FROM metric_chunks WHERE metric_id = ? AND end_step <= ? AND start_step >= ? ORDER BY end_step, id`)
     .raw(true)
     .all(metricId, to, from) as ChunkSummaryRow[];
   return summarizeChunkRows(rows);

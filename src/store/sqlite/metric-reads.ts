@@ -74,7 +74,7 @@ export function metricReadOperations(s: Statements): MetricReadOperations {
       return (names.all(JSON.stringify(runIds), ...filter) as { log_name: string }[]).map((row) => row.log_name);
     },
     summarizePiece: (metricId, from, to) => summarizePiece(s, metricId, from, to),
-    readSegments: (segments, from, to, limit) => readSegments(s, segments, from, to, limit),
+    readSegments: (segments, from, to, limit, skip) => readSegments(s, segments, from, to, limit, skip),
     sampleSegments: (segments, from, to, limit) => samplePoints(storedSeries(s, segments, from, to), limit),
     runForks: (orgId, runIds, projectId) =>
       s

@@ -1,11 +1,11 @@
 import { piecesOf, type Segment } from "../../domain/lineage.js";
 import type { BlockSeries, Point, PointBlock } from "../../domain/sampling.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
-import { addBoundaryPoints, boundaryChunks, chunkBlock, collectPoints } from "../metric-series.js";
+import { addBoundaryPoints, boundaryChunks, chunkBlock, PointCollector } from "../metric-series.js";
 import type { Statements } from "./statements.js";
 import {
   chunkAtOrAfter,
-  chunkAtOrBefore,
+  chunkEndingAfter,
   chunkBlocksOverlapping,
   chunksOverlapping,
   loadChunk,
@@ -16,7 +16,7 @@ import {
 /** Summary of the points of one metric within [from, to], from chunk aggregates plus at most two partly covered chunks. */
 export function summarizePiece(s: Statements, metricId: number, from: number, to: number): MetricSummaryState {
   const piece = { metricId, from, to };
-  const boundary = boundaryChunks(piece, chunkAtOrAfter(s, metricId, from), chunkAtOrBefore(s, metricId, to));
+  const boundary = boundaryChunks(piece, chunkAtOrAfter(s, metricId, from), chunkEndingAfter(s, metricId, to));
   return addBoundaryPoints(
     summarizeChunksInside(s, metricId, from, to),
     boundary.map((chunk) => loadChunk(s, chunk)),
@@ -25,15 +25,15 @@ export function summarizePiece(s: Statements, metricId: number, from: number, to
   );
 }
 
-/** Reads the points of the segments within [from, to], ascending, stopping after `limit`. */
-export function readSegments(s: Statements, segments: Segment[], from: number, to: number, limit = Infinity): Point[] {
-  const points: Point[] = [];
+/** Reads the points of the segments within [from, to], in the point order, after the first `skip`, stopping after `limit`. */
+export function readSegments(s: Statements, segments: Segment[], from: number, to: number, limit = Infinity, skip = 0): Point[] {
+  const collector = new PointCollector(limit, skip);
   for (const piece of piecesOf(segments, from, to)) {
     for (const chunk of chunksOverlapping(s, piece.metricId, piece.from, piece.to)) {
-      if (!collectPoints(loadChunk(s, chunk), piece, points, limit)) return points;
+      if (!collector.skipsWhole(chunk, piece) && !collector.add(loadChunk(s, chunk), piece)) return collector.points;
     }
   }
-  return points;
+  return collector.points;
 }
 
 /**

@@ -2,7 +2,8 @@ import { logGroupOf } from "../../domain/log-names.js";
 import { ALL_STEPS } from "../../domain/lineage.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { columnsOf, concatColumns, type PointColumns } from "../metric-chunks.js";
-import { appendsAfterLastStep, lastTimeAfter, mergeIntoStored, planAppend } from "../metric-series.js";
+import type { PointRule } from "../../domain/metric-points.js";
+import { appendsAfterLastPoint, lastTimeAfter, mergeIntoStored, planAppend, widenedRange, type ChunkMeta } from "../metric-series.js";
 import { METRIC_COLUMNS, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricWriteOperations } from "../workflows/metric-writes.js";
 import type { Statements } from "./statements.js";
@@ -39,36 +40,45 @@ export function sqliteMetricWrites(s: Statements): MetricWriteOperations {
         // Read for each series: a name sent twice in one batch is applied over its first series.
         const stored = metric.get(runId, one.logName) as MetricRow;
         const incoming = columnsOf(one.steps, one.values, one.times, now);
-        const summary = appendsAfterLastStep(stored.last_step, incoming)
-          ? appendAfterLastStep(s, stored, incoming)
-          : mergeIntoStoredSteps(s, stored, incoming);
-        writeSummary(s, stored.id, summary, lastTimeAfter(stored.last_time, summary.lastStep, incoming));
+        const rule = one.rule ?? "replace-step";
+        const { summary, written } = appendsAfterLastPoint({ lastStep: stored.last_step, lastTime: stored.last_time }, incoming, rule)
+          ? appendAfterLastPoint(s, stored, incoming)
+          : mergeIntoStoredPoints(s, stored, incoming, rule);
+        writeSummary(s, stored.id, summary, lastTimeAfter(stored.last_time, stored.last_step, written));
       }
     },
   };
 }
 
-/** The common case: every incoming step is past the stored ones, so nothing is replaced. */
-function appendAfterLastStep(s: Statements, metric: MetricRow, incoming: PointColumns): MetricSummaryState {
-  const last = s.get("SELECT id, point_count FROM metric_chunks WHERE metric_id = ? ORDER BY end_step DESC LIMIT 1").get(metric.id) as
-    | { id: number; point_count: number }
-    | undefined;
+/** A metric's summary after a write, and the points written in place of whole chunks (lastTimeAfter). */
+interface Written {
+  summary: MetricSummaryState;
+  written: PointColumns;
+}
+
+/** The common case: every incoming point comes after the stored ones, so nothing is replaced. */
+function appendAfterLastPoint(s: Statements, metric: MetricRow, incoming: PointColumns): Written {
+  const last = s
+    .get("SELECT id, point_count FROM metric_chunks WHERE metric_id = ? ORDER BY end_step DESC, id DESC LIMIT 1")
+    .get(metric.id) as { id: number; point_count: number } | undefined;
   const plan = planAppend(toSummaryState(metric), last, (chunk) => loadChunk(s, chunk), incoming);
   if (plan.replaces !== undefined) rewriteChunk(s, plan.replaces, plan.columns);
   else insertChunks(s, metric.id, plan.columns);
-  return plan.summary;
+  return { summary: plan.summary, written: plan.columns };
 }
 
-/** Retries and out-of-order steps: rewrite the chunks the incoming steps overlap, the incoming point winning. */
-function mergeIntoStoredSteps(s: Statements, metric: MetricRow, incoming: PointColumns): MetricSummaryState {
-  const overlapped = chunksOverlapping(s, metric.id, incoming.steps[0]!, incoming.steps[incoming.steps.length - 1]!);
+/** Retries and out-of-order points: rewrite the chunks the incoming steps overlap (metric-series.ts, "Chunk order"). */
+function mergeIntoStoredPoints(s: Statements, metric: MetricRow, incoming: PointColumns, rule: PointRule): Written {
+  let range: [number, number] | undefined = [incoming.steps[0]!, incoming.steps[incoming.steps.length - 1]!];
+  let overlapped: ChunkMeta[] = [];
+  for (; range; range = widenedRange(range, overlapped)) overlapped = chunksOverlapping(s, metric.id, ...range);
   const stored = concatColumns(overlapped.map((chunk) => loadChunk(s, chunk)));
-  const merge = mergeIntoStored(toSummaryState(metric), stored, incoming);
-  if (!merge) return toSummaryState(metric); // an exact retry
+  const merge = mergeIntoStored(toSummaryState(metric), stored, incoming, rule);
+  if (!merge) return { summary: toSummaryState(metric), written: stored }; // nothing new
   for (const chunk of overlapped) deleteChunk(s, chunk.id);
   insertChunks(s, metric.id, merge.merged);
   // A rescan reads chunk rows, not points: ~10,000 rows for a 5M-point series.
-  return merge.summary === "rescan" ? summarizePiece(s, metric.id, 0, ALL_STEPS) : merge.summary;
+  return { summary: merge.summary === "rescan" ? summarizePiece(s, metric.id, 0, ALL_STEPS) : merge.summary, written: merge.merged };
 }
 
 /** A metric row's summary columns as SET assignments; summaryValues lists their values in this order. */

@@ -43,8 +43,8 @@ export interface MetricReadOperations {
   lineageMetrics(orgId: string, runId: number, logName: string): LineageMetric[];
   /** The summary of one metric's points within [from, to]. */
   summarizePiece(metricId: number, from: number, to: number): MetricSummaryState;
-  /** The points of the segments within [from, to], ascending, stopping after `limit`. */
-  readSegments(segments: Segment[], from: number, to: number, limit: number | undefined): Point[];
+  /** The points of the segments within [from, to], in the point order, after the first `skip`, stopping after `limit`. */
+  readSegments(segments: Segment[], from: number, to: number, limit: number | undefined, skip: number | undefined): Point[];
   /** The deterministic sample of domain/sampling.ts over the segments' points within [from, to]. */
   sampleSegments(segments: Segment[], from: number, to: number, limit: number): SampledPoint[];
   /** Those of these runs that the organization has (in the project, when one is given), with their fork parents. */
@@ -125,11 +125,11 @@ export function* listMetricSummariesOfRuns(orgId: string, runIds: number[]): Met
   return out;
 }
 
-/** Store.readMetricPoints: the points of a metric within [from, to], inherited ones included, ascending by step. */
+/** Store.readMetricPoints: the points of a metric within [from, to], inherited ones included, in the point order. */
 export function* readMetricPoints(
-  ...[orgId, runId, logName, from, to, limit]: Parameters<Store["readMetricPoints"]>
+  ...[orgId, runId, logName, from, to, limit, skip]: Parameters<Store["readMetricPoints"]>
 ): MetricReadWorkflow<Point[]> {
-  return yield* perform("readSegments", yield* runSegments(orgId, runId, logName), from, to, limit);
+  return yield* perform("readSegments", yield* runSegments(orgId, runId, logName), from, to, limit, skip);
 }
 
 /** Store.sampleMetricPoints: the sample of domain/sampling.ts over a metric's stored (and inherited) points. */

@@ -80,7 +80,7 @@ export function metricContract(store: () => MetricStore & RunStore & AccountStor
     const orgId = await newOrg(s);
     const runId = (await s.createRun(orgId, runInput(), ACTOR)).run.id;
     const write = (steps: number[], times: number[]) =>
-      s.appendMetricPoints(orgId, runId, [{ logName: "m", steps, values: steps.map(() => 1), times }], T0);
+      s.appendMetricPoints(orgId, runId, [{ logName: "m", steps, values: times, times }], T0);
     const lastTime = async (id = runId) => (await s.listMetricSummaries(orgId, id)).map((summary) => [summary.lastStep, summary.lastTime]);
     await write([0, 1, 2], [10, 11, 12]);
     assert.deepEqual(await lastTime(), [[2, 12]], "an append");

@@ -7,7 +7,7 @@ import { api, ServerUnreachable, type RunRef } from "../api.ts";
 import type { Observe } from "../hooks.ts";
 import { describeSeriesEnd } from "../lib/series-end.ts";
 import { runColor } from "../lib/run-color.ts";
-import { runSeries, stepsOfRange, type ChartSettings } from "../lib/series.ts";
+import { drawnAxis, runSeries, stepsOfRange, type ChartSettings } from "../lib/series.ts";
 import type { MetricPoint, MetricStatistics } from "../types.ts";
 import { Chart } from "./chart.tsx";
 import { POINTS_PER_CHART } from "./run/series-feed.ts";
@@ -31,11 +31,15 @@ export function MetricChart({ run, metric, points, settings, observe }: Props) {
   useEffect(() => observe(card.current!, logName), [logName]);
 
   const shown = zoom?.points ?? points ?? [];
-  const chart = useMemo(() => runSeries(shown, settings, logName, runColor(run.runId)), [shown, settings, logName, run.runId]);
+  const xAxis = drawnAxis(settings.xAxis, [shown.map((point) => point.step)], "time");
+  const chart = useMemo(
+    () => runSeries(shown, { ...settings, xAxis }, logName, runColor(run.runId)),
+    [shown, settings, xAxis, logName, run.runId],
+  );
   const end = describeSeriesEnd(metric.lastPoint, metric.last);
 
   const onZoom = (min: number, max: number) => {
-    const window = stepsOfRange(shown, settings.xAxis, min, max);
+    const window = stepsOfRange(shown, xAxis, min, max);
     if (!window || window[0] > window[1]) return;
     api.metrics(run, logName, { stepMin: window[0], stepMax: window[1], limit: POINTS_PER_CHART }).then(
       (response) => setZoom({ window, points: response.metrics }),
@@ -52,6 +56,12 @@ export function MetricChart({ run, metric, points, settings, observe }: Props) {
           <span class={end.diverged ? "diverged" : "muted"}>{end.text}</span>
           {end.finite && <span class="muted"> · {end.finite}</span>}
           {chart.markers.length > 0 ? <span class="muted"> · {chart.markers.length} non-finite shown</span> : ""}
+          {xAxis !== settings.xAxis && (
+            <span class="muted" data-testid="one-step">
+              {" "}
+              · all at step {shown[0]?.step}: drawn against time
+            </span>
+          )}
         </span>
         {zoom && (
           <button type="button" class="link" onClick={() => setZoom(null)}>
@@ -68,7 +78,7 @@ export function MetricChart({ run, metric, points, settings, observe }: Props) {
           x={chart.x}
           series={chart.lines}
           markers={chart.markers}
-          xAxis={settings.xAxis}
+          xAxis={xAxis}
           logScale={settings.logScale}
           onZoom={onZoom}
           onReset={() => setZoom(null)}

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   alignSeries,
+  drawnAxis,
   lastStep,
   mergePoints,
   nonFiniteKind,
@@ -53,6 +54,24 @@ test("merging keeps step order and lets a re-sent step replace its value", () =>
   assert.equal(lastStep([]), -1);
 });
 
+test("merging keeps every point of a step that holds several, in time order, the incoming ones replacing the step", () => {
+  const at = (step: number, seconds: number, value: number) => ({ ...point(step, value), time: new Date(seconds * 1000).toISOString() });
+  const merged = mergePoints([at(0, 1, 1), at(0, 2, 2)], [at(0, 1, 1), at(0, 2, 2), at(0, 3, 3)]);
+  assert.deepEqual(
+    merged.map((p) => p.value),
+    [1, 2, 3],
+  );
+});
+
+test("a chart whose points all sit at one step is drawn against time", () => {
+  assert.equal(drawnAxis("step", [[0, 0, 0]], "time"), "time");
+  assert.equal(drawnAxis("step", [[0, 0], [0]], "wall"), "wall");
+  assert.equal(drawnAxis("step", [[0], [0]], "time"), "step", "one point per run: a step axis is fine");
+  assert.equal(drawnAxis("step", [[0, 1]], "time"), "step");
+  assert.equal(drawnAxis("step", [], "time"), "step");
+  assert.equal(drawnAxis("relative", [[0, 0]], "wall"), "relative");
+});
+
 test("aligning runs unions their x values and fills the rest with null", () => {
   const a = { x: [0, 2], y: [1, 3], markers: [] };
   const b = { x: [1, 2], y: [10, null], markers: [] };
@@ -88,8 +107,8 @@ test("a dragged range becomes the whole steps inside it, through the points' tim
 });
 
 test("no step from points to an overlaid chart drops a non-finite point", () => {
-  // 3,000 steps with one +Inf at 1500 and a NaN at the end, as the server's sampler returns them at 1,000 points.
-  const sampled = [...Array.from({ length: 999 }, (_, i) => point(i * 3, Math.sin(i))), point(1500, 0, 2), point(2999, 0, 1)].sort(
+  // 3,000 steps with one +Inf at 1501 and a NaN at the end, as the server's sampler returns them at 1,000 points.
+  const sampled = [...Array.from({ length: 999 }, (_, i) => point(i * 3, Math.sin(i))), point(1501, 0, 2), point(2999, 0, 1)].sort(
     (a, b) => a.step - b.step,
   );
   const live = mergePoints(sampled, [point(3000, 0, 4)]); // a live update adds a -Inf

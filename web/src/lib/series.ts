@@ -83,13 +83,28 @@ export function toSeries(points: readonly Point[], axis: XAxis, logScale = false
   return series;
 }
 
-/** New points appended to a step-sorted list; a step sent again replaces its value (as the store does). */
+/**
+ * New points merged into a list in the point order (by step, then time): the incoming points of a
+ * step replace those the list had at it, as a step's points come whole from the server (a step sent
+ * again replaces its value; under MLflow's rule a step may hold several points).
+ */
 export function mergePoints<P extends Point>(existing: readonly P[], incoming: readonly P[]): P[] {
   if (incoming.length === 0) return existing as P[];
-  const byStep = new Map<number, P>();
-  for (const point of existing) byStep.set(point.step, point);
-  for (const point of incoming) byStep.set(point.step, point);
-  return [...byStep.values()].sort((a, b) => a.step - b.step);
+  const steps = new Set(incoming.map((point) => point.step));
+  return [...existing.filter((point) => !steps.has(point.step)), ...incoming].sort(
+    (a, b) => a.step - b.step || Date.parse(a.time) - Date.parse(b.time),
+  );
+}
+
+/**
+ * The x axis a chart draws on: against steps, a series whose points all sit at one step (MLflow's
+ * `log_metric` without a step logs every value at step 0) would be a vertical line, so such a
+ * chart is drawn against time instead (`timeAxis`: the caller's name for its time axis).
+ */
+export function drawnAxis<A extends string, T extends string>(axis: A, stepsOfSeries: readonly (readonly number[])[], timeAxis: T): A | T {
+  if (axis !== "step") return axis;
+  const steps = new Set(stepsOfSeries.flat());
+  return steps.size === 1 && stepsOfSeries.some((steps) => steps.length > 1) ? timeAxis : axis;
 }
 
 /** Several runs' series on one shared, sorted x axis (uPlot's aligned data); missing x are null. */

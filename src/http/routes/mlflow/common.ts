@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { MlflowError } from "../../../domain/mlflow/errors.js";
 import { experimentIdOf } from "../../../domain/mlflow/ids.js";
-import { orderByStep } from "../../../ingest/decode.js";
 import { invalidParameter } from "../../../domain/mlflow/errors.js";
 import {
   artifactUri,
@@ -21,6 +20,7 @@ import { runTags } from "../../../domain/mlflow/tags.js";
 import { isTerminal } from "../../../domain/status.js";
 import { checkClientJson } from "../../../domain/json-text.js";
 import type { LatestMetric } from "../../../services/mlflow.js";
+import { orderDistinct } from "../../../domain/metric-points.js";
 import type { MetricSeries, MlflowProject, MlflowRun } from "../../../store/store.js";
 
 type Handler = (request: FastifyRequest) => Promise<unknown>;
@@ -180,7 +180,7 @@ export function paramsOfList(list: unknown[]): [string, string][] {
   });
 }
 
-/** Metric points of one request as series (grouped by key, ascending by step; the last point sent for a step wins). */
+/** Metric points of one request as series, grouped by key, each in the point order with identical points once: MLflow keeps every point (domain/metric-points.ts). */
 export function metricSeries(list: unknown[], now: number): MetricSeries[] {
   const byKey = new Map<string, MetricSeries>();
   list.forEach((item, i) => {
@@ -191,12 +191,12 @@ export function metricSeries(list: unknown[], now: number): MetricSeries[] {
     const value = parseMetricValue(metric.value, `metrics[${i}].value`);
     const timestamp = parseTime(metric.timestamp, `metrics[${i}].timestamp`, now);
     const step = parseInt64(metric.step, `metrics[${i}].step`, 0);
-    if (!series) byKey.set(key, (series = { logName: key, steps: [], values: [], times: [] }));
+    if (!series) byKey.set(key, (series = { logName: key, steps: [], values: [], times: [], rule: "keep-every-point" }));
     series.steps.push(step);
     series.values.push(value);
     series.times.push(timestamp);
   });
-  return [...byKey.values()].map(orderByStep);
+  return [...byKey.values()].map(orderDistinct);
 }
 
 /** A page's `next_page_token`, present only when there is a next page. */

@@ -9,7 +9,7 @@ import { bucketsForRuns } from "../../../../src/domain/shared-with-ui.ts";
 import { ServerUnreachable } from "../../api.ts";
 import { formatNumber } from "../../lib/format.ts";
 import { runColor } from "../../lib/run-color.ts";
-import { overlayRuns, type RunChart, stepsOfRange } from "../../lib/series.ts";
+import { drawnAxis, overlayRuns, type RunChart, stepsOfRange } from "../../lib/series.ts";
 import { useMediaQuery } from "../../hooks.ts";
 import { smooth } from "../../lib/smoothing.ts";
 import {
@@ -151,6 +151,9 @@ export function WorkspacePanel({
     // Off screen, nothing is drawn (and nothing computed).
     // Zoomed, the window's series (read for every run shown when zooming) stand in for the feed's.
     const source = zoomed ? (runId: number, logName: string) => windowSeries(zoomed.series, runId, logName) : seriesOf;
+    const shownSteps = (onScreen ? runs : []).flatMap((run) => panel.logNames.map((logName) => source(run.id, logName)?.steps ?? []));
+    const xAxis = drawnAxis(options.xAxis, shownSteps, "wall");
+    const drawnOptions = { ...options, xAxis };
     for (const run of onScreen ? runs : []) {
       const color = runColor(run.id);
       const created = Date.parse(run.createdAt);
@@ -164,7 +167,7 @@ export function WorkspacePanel({
         if (series.steps.length === 0) continue;
         // Relative time counts from the run's start, which the whole series knows (a window's first point is later).
         const start = Math.min(created, (seriesOf(run.id, logName) ?? series).times[0] ?? created);
-        const whole = lineOf(series, options, start, xSeries);
+        const whole = lineOf(series, drawnOptions, start, xSeries);
         const line = zoomed ? clipLine(whole, zoomed.x[0], zoomed.x[1]) : whole;
         if (line.x.length === 0) continue;
         const label = panel.logNames.length > 1 ? `${run.name} · ${logName}` : run.name;
@@ -182,18 +185,18 @@ export function WorkspacePanel({
         if (band) bands.push({ color, ...band });
       }
     }
-    return { ...overlayRuns(perRun), bands, waiting, drawn: perRun.length, drawnLines };
+    return { ...overlayRuns(perRun), bands, waiting, drawn: perRun.length, drawnLines, xAxis };
   }, [onScreen, runs, loads, options, panel.logNames.join("\n"), zoomed]);
 
   const onZoom = (min: number, max: number) => {
     // Against steps the window is the dragged range (as on the run page); otherwise the steps the drawn points there cover.
-    const window = options.xAxis === "step" ? stepsOfRange([], "step", min, max) : zoomStepWindow(chart.drawnLines, min, max);
+    const window = chart.xAxis === "step" ? stepsOfRange([], "step", min, max) : zoomStepWindow(chart.drawnLines, min, max);
     if (!window || window[0] > window[1]) return;
     readWindow([min, max], window);
   };
 
   const title = panel.logNames.join(" · ");
-  const xLabel = options.xAxis === "metric" ? options.xMetric || "step" : X_LABELS.get(options.xAxis);
+  const xLabel = chart.xAxis === "metric" ? options.xMetric || "step" : X_LABELS.get(chart.xAxis);
   return (
     <div
       class={fullScreen ? "chart-card ws-panel ws-panel-full" : "chart-card ws-panel"}
@@ -319,7 +322,7 @@ export function WorkspacePanel({
           series={chart.lines}
           markers={chart.markers}
           bands={chart.bands}
-          xAxis={options.xAxis === "wall" ? "time" : options.xAxis === "step" ? "step" : options.xAxis}
+          xAxis={chart.xAxis === "wall" ? "time" : chart.xAxis === "step" ? "step" : chart.xAxis}
           xLabel={xLabel}
           logScale={options.logScale}
           height={fullScreen ? Math.max(300, innerHeight - 140) : 200}
