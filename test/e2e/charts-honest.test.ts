@@ -144,6 +144,17 @@ describe("charts that never mislead", () => {
     const value = Number(await card.locator(".u-legend .u-series").nth(1).locator(".u-value").innerText());
     assert.ok(value > 1 / 150 && value < 1 / 50, `a middle value: ${value}`);
     await shot(page, "23-one-step-against-time");
+    // The run goes on logging at step 0: the live page draws the new points (a spike to 8) without a reload.
+    const more = Array.from({ length: 20 }, (_, i) => ({ key: "loss", value: 8, timestamp: 1_700_000_200_000 + i * 1000, step: 0 }));
+    assert.equal((await client.post("/api/2.0/mlflow/runs/log-batch", { run_id: runId, metrics: more })).status, 200);
+    await page.waitForFunction(
+      () => {
+        const ticks = document.querySelector(".chart-card[data-metric='loss'] .chart-canvas")?.getAttribute("data-y-ticks") ?? "";
+        return ticks.split(" ").some((tick) => Number(tick) >= 5);
+      },
+      undefined,
+      { timeout: 20_000 },
+    );
   });
 
   it("says a series ended in NaN in the run header, chart head, runs table, comparison and leaderboard", async () => {

@@ -110,6 +110,22 @@ function basics(name: string, scenario: (name: string) => Promise<any>) {
     });
   });
 
+  it(`${name}: every point logged without a step is kept, an identical one once; the latest value is MLflow's`, async () => {
+    // The same scenario against MLflow 2.17.2's own server printed exactly this.
+    assert.deepEqual(await scenario("every_point"), {
+      loss_values: [5, 4, 3, 2, 1],
+      loss_steps: [0],
+      acc: [
+        [1, 2000, 0.9],
+        [2, 1000, 0.5],
+        [2, 1000, 0.75],
+      ],
+      latest_loss: 1,
+      latest_acc: 0.75,
+      found_by_latest: 1,
+    });
+  });
+
   it(`${name}: a dataset logged twice is one input, found by name, digest and context`, async () => {
     assert.deepEqual(await scenario("datasets"), { inputs: 1, by_name: true, by_digest: true, by_context: true, no_hit: true });
   });

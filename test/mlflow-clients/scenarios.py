@@ -240,7 +240,33 @@ def logged_model():
     }
 
 
+def every_point():
+    # A training loop that logs without a step (MLflow's default step is 0), then the same point twice.
+    experiment_id = mlflow.create_experiment(f"every-point-{mlflow.utils.time.get_current_time_millis()}")
+    client = MlflowClient()
+    with mlflow.start_run(experiment_id=experiment_id) as run:
+        for value in [5.0, 4.0, 3.0, 2.0, 1.0]:
+            mlflow.log_metric("loss", value)
+        client.log_metric(run.info.run_id, "acc", 0.5, timestamp=1000, step=2)
+        client.log_metric(run.info.run_id, "acc", 0.5, timestamp=1000, step=2)
+        client.log_metric(run.info.run_id, "acc", 0.75, timestamp=1000, step=2)
+        client.log_metric(run.info.run_id, "acc", 0.9, timestamp=2000, step=1)
+    history = client.get_metric_history(run.info.run_id, "loss")
+    acc = client.get_metric_history(run.info.run_id, "acc")
+    stored = client.get_run(run.info.run_id)
+    found = client.search_runs([experiment_id], filter_string="metrics.acc = 0.75")
+    return {
+        "loss_values": [m.value for m in history],
+        "loss_steps": sorted({m.step for m in history}),
+        "acc": sorted([m.step, m.timestamp, m.value] for m in acc),
+        "latest_loss": stored.data.metrics["loss"],
+        "latest_acc": stored.data.metrics["acc"],
+        "found_by_latest": len(found),
+    }
+
+
 SCENARIOS = {
+    "every_point": every_point,
     "default_experiment": default_experiment,
     "long_values": long_values,
     "datasets": datasets,

@@ -35,6 +35,8 @@ export function useRunSeries(run: RunRef, metrics: readonly MetricStatistics[] |
   const [points, setPoints] = useState<ReadonlyMap<string, MetricPoint[]>>(new Map());
   const [visible, setVisibleNames] = useState<ReadonlySet<string>>(new Set());
   const inFlight = useRef(new Set<string>());
+  /** Each chart's metric count (finite points) when its points last loaded: a count that moves at the same last step means new points there. */
+  const loadedCount = useRef(new Map<string, number>());
   const failures = useRef(0);
   const mounted = useRef(true);
   useEffect(() => () => void (mounted.current = false), []);
@@ -56,16 +58,24 @@ export function useRunSeries(run: RunRef, metrics: readonly MetricStatistics[] |
   useEffect(() => {
     if (!metrics) return;
     const lastStepOf = new Map(metrics.map((metric) => [metric.logName, metric.lastPoint?.step ?? -1]));
+    const countOf = new Map(metrics.map((metric) => [metric.logName, metric.count]));
     const idle = [...visible].filter((name) => !inFlight.current.has(name) && lastStepOf.has(name));
     // Charts on screen without points get their whole series; charts behind their metric's last step get the new steps.
     const missing = idle.filter((name) => !points.has(name));
     const behind = idle.filter((name) => points.has(name) && lastStepOf.get(name)! > lastStep(points.get(name)!));
+    // A metric that grew at its last step (MLflow's log_metric without a step keeps every value at step 0) gets that step again.
+    const grown = idle.filter(
+      (name) =>
+        points.has(name) && !behind.includes(name) && loadedCount.current.has(name) && loadedCount.current.get(name) !== countOf.get(name),
+    );
     const load = (names: string[], stepMin: number | undefined) => {
       for (const batch of batchNames(names, METRIC_READ_NAMES)) {
         for (const name of batch) inFlight.current.add(name);
+        const counts = batch.map((name) => [name, countOf.get(name)!] as const);
         api.metricsOf(run, batch, { limit: POINTS_PER_CHART, stepMin }).then(
           (loaded) => {
             for (const name of batch) inFlight.current.delete(name);
+            for (const [name, count] of counts) loadedCount.current.set(name, count);
             failures.current = 0;
             if (!mounted.current) return;
             const grouped = byName(loaded);
@@ -84,8 +94,9 @@ export function useRunSeries(run: RunRef, metrics: readonly MetricStatistics[] |
     };
     if (missing.length > 0) load(missing, undefined);
     // One request for every chart behind: from the lowest step any of them lacks (a chart already
-    // past it gets steps it has again, and mergePoints keeps one point per step).
+    // past it gets steps it has again, and mergePoints replaces a step's points with those sent).
     if (behind.length > 0) load(behind, Math.min(...behind.map((name) => lastStep(points.get(name)!) + 1)));
+    if (grown.length > 0) load(grown, Math.min(...grown.map((name) => lastStep(points.get(name)!))));
     // points is read, not a trigger: a load finishing must not start another by itself. A load
     // outlives a re-run of this effect (a scroll, a refresh): its names stay in flight until it ends.
   }, [run.runId, metrics, visible, retryTick]);
