@@ -108,6 +108,23 @@ describe("MLflow's run search", () => {
     assert.deepEqual(await indexes("tags.parity ILIKE 'EVEN' AND metrics.m < 5"), [0, 2, 4]);
   });
 
+  it("filters params and tags with IS NULL and IS NOT NULL (MLflow 3's grammar); other entities refuse them", async () => {
+    for (const i of [3, 5]) await client.post(`${API}/runs/set-tag`, { run_id: ids[i], key: "flag", value: "x" });
+    assert.deepEqual(await indexes("tags.flag IS NOT NULL"), [3, 5]);
+    assert.equal((await indexes("tags.flag is null")).length, 207);
+    assert.equal((await indexes("params.i IS NOT NULL AND params.absent IS NULL")).length, 209);
+    assert.deepEqual(await indexes("params.i IS NULL"), []);
+    const refused = await client.post(`${API}/runs/search`, { experiment_ids: [experimentId], filter: "metrics.m IS NULL" });
+    assert.equal(refused.body.error_code, "INVALID_PARAMETER_VALUE");
+    const tagged = (await client.post(`${API}/experiments/create`, { name: "with-team", tags: [{ key: "team", value: "a" }] })).body
+      .experiment_id;
+    const experiments = await client.post(`${API}/experiments/search`, { filter: "tags.team IS NOT NULL" });
+    assert.deepEqual(
+      experiments.body.experiments.map((e: { experiment_id: string }) => e.experiment_id),
+      [tagged],
+    );
+  });
+
   it("filters attributes: status, run_name, run_id with IN and NOT IN, start_time and end_time numerically", async () => {
     assert.deepEqual(await indexes("attributes.status = 'FINISHED' AND metrics.m < 10"), [1, 4], "7 is NaN: not below 10");
     assert.deepEqual(await indexes("attributes.status IN ('FAILED', 'FINISHED') AND metrics.m < 4"), [1, 2]);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { MlflowError } from "./errors.js";
+import { REGISTERED_MODEL_FILTER } from "./registry.js";
 import {
   compareKeys,
   compileClause,
@@ -93,6 +94,16 @@ describe("MLflow filter grammar", () => {
     assert.equal(matches("attributes.status IN ('FINISHED', 'KILLED')", "KILLED"), true);
     assert.equal(matches("attributes.status NOT IN ('FINISHED')", "RUNNING"), true);
     assert.equal(matches("attributes.status NOT IN ('FINISHED')", "FINISHED"), false);
+    assert.equal(matches("params.p IS NULL", undefined), true);
+    assert.equal(matches("params.p IS NULL", ""), false, "an empty value is a value");
+    assert.equal(matches("tags.t IS NOT NULL", "x"), true);
+    assert.equal(matches("tags.t is not null", undefined), false);
+    assert.throws(() => parseFilter("metrics.m IS NULL"), /Invalid comparator 'IS NULL'/);
+    assert.throws(
+      () => parseFilter("tags.t IS NULL", REGISTERED_MODEL_FILTER),
+      /Invalid comparator/,
+      "the registry's searches do not take them",
+    );
     assert.equal(likePattern("a(b)[c]", false)("a(b)[c]"), true, "regex characters are literal");
     assert.equal(likePattern("a\\Qb\\E%", false)("a\\Qb\\Ec"), true, "quoting escapes are literal too");
     assert.equal(likePattern("_é%", true)("xÉz\ny"), true, "_ is one character, % crosses lines, ILIKE folds case");

@@ -13,7 +13,7 @@ import { LIMITS } from "./model.js";
  */
 
 export type Entity = "metric" | "param" | "tag" | "attribute" | "dataset";
-export type Comparator = "=" | "!=" | ">" | ">=" | "<" | "<=" | "LIKE" | "ILIKE" | "IN" | "NOT IN";
+export type Comparator = "=" | "!=" | ">" | ">=" | "<" | "<=" | "LIKE" | "ILIKE" | "IN" | "NOT IN" | "IS NULL" | "IS NOT NULL";
 
 export interface Clause {
   entity: Entity;
@@ -23,7 +23,7 @@ export interface Clause {
    */
   key: string;
   comparator: Comparator;
-  /** A number for metrics and numeric attributes; a string, or strings for IN. */
+  /** A number for metrics and numeric attributes; a string, or strings for IN; "" for IS NULL and IS NOT NULL. */
   value: number | string | string[];
 }
 
@@ -72,9 +72,11 @@ export interface AttributeSet {
   names: ReadonlyMap<string, string>;
   numeric: ReadonlySet<string>;
   datasets: boolean;
+  /** Whether params and tags take IS NULL and IS NOT NULL (MLflow 3's run and experiment searches; not the registry's). */
+  nullTests?: boolean;
 }
 
-export const RUN_ATTRIBUTES: AttributeSet = { names: ATTRIBUTE_ALIASES, numeric: NUMERIC_ATTRIBUTES, datasets: true };
+export const RUN_ATTRIBUTES: AttributeSet = { names: ATTRIBUTE_ALIASES, numeric: NUMERIC_ATTRIBUTES, datasets: true, nullTests: true };
 
 export const EXPERIMENT_ATTRIBUTES: AttributeSet = {
   names: new Map([
@@ -85,10 +87,13 @@ export const EXPERIMENT_ATTRIBUTES: AttributeSet = {
   ]),
   numeric: new Set(["creation_time", "last_update_time"]),
   datasets: false,
+  nullTests: true,
 };
 
 const NUMERIC_COMPARATORS = new Set<Comparator>(["=", "!=", ">", ">=", "<", "<="]);
 const STRING_COMPARATORS = new Set<Comparator>(["=", "!=", "LIKE", "ILIKE"]);
+/** Params and tags where the search allows null tests: whether the run (or experiment) has the key at all. */
+const NULLABLE_COMPARATORS = new Set<Comparator>([...STRING_COMPARATORS, "IS NULL", "IS NOT NULL"]);
 /** String attributes and datasets: MLflow's VALID_STRING_ATTRIBUTE_COMPARATORS and VALID_DATASET_COMPARATORS. */
 const STRING_LIST_COMPARATORS = new Set<Comparator>(["=", "!=", "LIKE", "ILIKE", "IN", "NOT IN"]);
 
@@ -236,13 +241,17 @@ export function parseFilter(filter: string | undefined, attributes: AttributeSet
       ? NUMERIC_COMPARATORS
       : entity === "attribute" || entity === "dataset"
         ? STRING_LIST_COMPARATORS
-        : STRING_COMPARATORS;
+        : attributes.nullTests
+          ? NULLABLE_COMPARATORS
+          : STRING_COMPARATORS;
     if (!allowed.has(comparator.op))
       throw invalidParameter(
         `Invalid comparator '${comparator.op}' for ${entity} '${key}' in '${filter}'. Only ${[...allowed].join(", ")} are allowed`,
       );
     let value: Clause["value"];
-    if (comparator.op === "IN" || comparator.op === "NOT IN") {
+    if (comparator.op === "IS NULL" || comparator.op === "IS NOT NULL") {
+      value = "";
+    } else if (comparator.op === "IN" || comparator.op === "NOT IN") {
       ({ value, next: i } = readList(tokens, i, filter));
     } else {
       const token = tokens[i++];
@@ -272,10 +281,14 @@ function readComparator(tokens: Token[], at: number, source: string): { op: Comp
   if (token?.kind === "word") {
     const word = token.text.toUpperCase();
     if (word === "LIKE" || word === "ILIKE" || word === "IN") return { op: word, length: 1 };
-    if (word === "NOT" && tokens[at + 1]?.kind === "word" && (tokens[at + 1] as { text: string }).text.toUpperCase() === "IN")
-      return { op: "NOT IN", length: 2 };
+    const wordAt = (k: number) => (tokens[at + k]?.kind === "word" ? (tokens[at + k] as { text: string }).text.toUpperCase() : undefined);
+    if (word === "NOT" && wordAt(1) === "IN") return { op: "NOT IN", length: 2 };
+    if (word === "IS" && wordAt(1) === "NULL") return { op: "IS NULL", length: 2 };
+    if (word === "IS" && wordAt(1) === "NOT" && wordAt(2) === "NULL") return { op: "IS NOT NULL", length: 3 };
   }
-  throw invalidParameter(`Invalid filter '${source}': expected a comparator (=, !=, >, >=, <, <=, LIKE, ILIKE, IN, NOT IN)`);
+  throw invalidParameter(
+    `Invalid filter '${source}': expected a comparator (=, !=, >, >=, <, <=, LIKE, ILIKE, IN, NOT IN, IS NULL, IS NOT NULL)`,
+  );
 }
 
 function readList(tokens: Token[], at: number, source: string): { value: string[]; next: number } {
@@ -333,6 +346,8 @@ export function compileClause(clause: Clause): (value: ClauseValue) => boolean {
 
 function compileValueTest(clause: Clause): (value: number | string | undefined) => boolean {
   const { comparator, value } = clause;
+  if (comparator === "IS NULL") return (v) => v === undefined;
+  if (comparator === "IS NOT NULL") return (v) => v !== undefined;
   if (comparator === "LIKE" || comparator === "ILIKE") {
     const matches = likePattern(value as string, comparator === "ILIKE");
     return (v) => typeof v === "string" && matches(v);
