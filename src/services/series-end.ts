@@ -45,6 +45,9 @@ export interface LastPoint {
   time: number | null;
 }
 
+/** Points of a series' last step read in one go before its last point is read by skipping to it. */
+const LAST_STEP_PAGE = 1000;
+
 /**
  * The end-of-series rule, the one place every reader of a series' last point (Stepwise's run list
  * and series ends, MLflow's latest metrics and search by metric) takes it from (docs/api.md, "The
@@ -63,9 +66,13 @@ export async function lastPoint(
   if (summary.lastStep === null) return undefined;
   if (!mayEndNonFinite(summary) && (!withTime || (summary.lastTime ?? null) !== null))
     return { step: summary.lastStep, value: summary.lastValue!, time: summary.lastTime ?? null };
-  // The last step's points, in the point order (usually one; MLflow's rule may keep several): the last one.
-  const points = await store.readMetricPoints(orgId, runId, logName, summary.lastStep, summary.lastStep);
-  const point = points[points.length - 1];
+  // The last of the last step's points (usually its only one; MLflow's rule may keep many there, and
+  // past a page of them the whole series' last is read, skipping the chunks before it unread).
+  const points = await store.readMetricPoints(orgId, runId, logName, summary.lastStep, summary.lastStep, LAST_STEP_PAGE);
+  const point =
+    points.length < LAST_STEP_PAGE
+      ? points[points.length - 1]
+      : (await store.readMetricPoints(orgId, runId, logName, 0, Number.MAX_SAFE_INTEGER, 1, summary.count + summary.nonFiniteCount - 1))[0];
   return point && { step: point.step, value: point.value, time: point.time };
 }
 

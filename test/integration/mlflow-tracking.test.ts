@@ -496,6 +496,15 @@ describe("MLflow's tracking API", () => {
     assert.deepEqual(paged, [999, 1000, 1001, 1002, 1003, 1004]);
     const bulk = await client.get(`${API}/metrics/get-history-bulk-interval`, { run_ids: runId, metric_key: "loss", max_results: 10 });
     assert.equal(bulk.body.metrics.length, 6, "every point of step 0");
+    // A NaN logged after 1,000 finite values at one step is the latest (read past a page of that step's points).
+    const many = Array.from({ length: 1000 }, (_, i) => ({ key: "big", value: i, timestamp: 10_000 + i, step: 0 }));
+    await client.post(`${API}/runs/log-batch`, { run_id: runId, metrics: many });
+    await client.post(`${API}/runs/log-metric`, { run_id: runId, key: "big", value: "NaN", timestamp: 20_000, step: 0 });
+    const bigLatest = (await getRun(client, runId)).data.metrics.find((m: { key: string }) => m.key === "big");
+    assert.deepEqual(bigLatest, { key: "big", value: "NaN", timestamp: 20_000, step: 0 });
+    await client.post(`${API}/runs/log-metric`, { run_id: runId, key: "big", value: 7, timestamp: 30_000, step: 0 });
+    const bigLater = (await getRun(client, runId)).data.metrics.find((m: { key: string }) => m.key === "big");
+    assert.deepEqual(bigLater, { key: "big", value: 7, timestamp: 30_000, step: 0 });
     // Stepwise's own reads show every kept point too.
     const project = (await client.get(`${API}/experiments/get`, { experiment_id: experimentId })).body.experiment.name;
     const stepwiseRun = (await client.get("/api/runs/list", { projectName: project })).body.runs[0];
