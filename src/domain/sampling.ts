@@ -117,9 +117,10 @@ type Bucket = Partial<Record<(typeof KEPT)[number], Pick>>;
  * non-finite kind (NaN, +Inf, −Inf), so a local spike or a divergence shows at any zoom. A bucket
  * keeps 4 points as a rule, so there are limit/4 buckets; when non-finite points push the total
  * past `limit`, fewer and wider buckets are used (down to limit/7, where it cannot be exceeded;
- * below a limit of 7 one bucket gives up points in the order of KEPT). Same data, same request →
- * same points, ascending by step, whatever the block layout. Reads from block aggregates, plus the
- * points of blocks that straddle a bucket edge, so a long series is never read whole.
+ * below a limit of 7 one bucket gives up points in the order of KEPT). A window whose points all
+ * sit at one step is divided by position instead (sampleOneStep). Same data, same request → same
+ * points, in the point order (domain/metric-points.ts), whatever the block layout. Reads from block
+ * aggregates, plus the points of blocks that straddle a bucket edge, so a long series is never read whole.
  */
 export function sampleSeries(series: BlockSeries, limit: number): { points: SampledPoint[]; bucketEdges: number[] } {
   const readers = new Map<PointBlock, PointReader>();
@@ -133,33 +134,63 @@ export function sampleSeries(series: BlockSeries, limit: number): { points: Samp
 
   const lo = firstStepIn(blocks[0]!, read);
   const hi = lastStepIn(blocks[blocks.length - 1]!, read);
-  if (lo === hi) return { points: sampleOneStep(readAllPoints(blocks, read), limit), bucketEdges: [] };
-  const widest = Math.max(1, Math.floor(limit / KEPT.length));
-  let bucketCount = Math.max(1, Math.floor(limit / 4));
-  let edges = bucketEdgesOf(lo, hi, bucketCount);
-  let points = distinctPicks(bucketsOf(blocks, edges, read), limit, read);
-  if (points.length > limit && bucketCount > widest) {
-    // Most buckets hold 4; estimate how many fit, then fall back to the count that always fits.
-    bucketCount = Math.max(widest, Math.floor((bucketCount * limit) / points.length));
-    edges = bucketEdgesOf(lo, hi, bucketCount);
-    points = distinctPicks(bucketsOf(blocks, edges, read), limit, read);
-    if (points.length > limit && bucketCount > widest) {
-      bucketCount = widest;
-      edges = bucketEdgesOf(lo, hi, bucketCount);
-      points = distinctPicks(bucketsOf(blocks, edges, read), limit, read);
-    }
-  }
-  return { points, bucketEdges: edges };
+  if (lo === hi) return { points: fitBuckets(limit, (count) => sampleOneStep(blocks, read, count, limit, lo)).picks, bucketEdges: [] };
+  const { picks, bucketCount } = fitBuckets(limit, (count) =>
+    distinctPicks(bucketsOf(blocks, bucketEdgesOf(lo, hi, count), read), limit, read),
+  );
+  return { points: picks, bucketEdges: bucketEdgesOf(lo, hi, bucketCount) };
 }
 
 /**
- * A window whose points are all at one step (MLflow's rule keeps every point logged at a step, so
- * `log_metric` without a step puts a whole series at step 0): buckets of equal numbers of points
- * in the point order (by time) instead of equal step widths, which one step cannot be divided into.
+ * The points of `limit`/4 buckets, as a rule 4 each; when they come to more than `limit` (non-finite
+ * points), of fewer and wider buckets: an estimate of how many fit, then limit/7, which always fits.
  */
-function sampleOneStep(points: SampledPoint[], limit: number): SampledPoint[] {
-  const byPosition = points.map((point, i) => ({ step: i, value: point.value, time: point.time, writtenAt: 0 }));
-  return sampleSeries(arraySeries(byPosition), limit).points.map((sampled) => points[sampled.step]!);
+function fitBuckets(limit: number, pointsOf: (bucketCount: number) => SampledPoint[]): { picks: SampledPoint[]; bucketCount: number } {
+  const widest = Math.max(1, Math.floor(limit / KEPT.length));
+  let bucketCount = Math.max(1, Math.floor(limit / 4));
+  let picks = pointsOf(bucketCount);
+  if (picks.length > limit && bucketCount > widest) {
+    bucketCount = Math.max(widest, Math.floor((bucketCount * limit) / picks.length));
+    picks = pointsOf(bucketCount);
+    if (picks.length > limit && bucketCount > widest) {
+      bucketCount = widest;
+      picks = pointsOf(bucketCount);
+    }
+  }
+  return { picks, bucketCount };
+}
+
+/**
+ * A window whose points all sit at one step `step` (MLflow's rule keeps every point logged at a
+ * step, so `log_metric` without a step puts a whole series at step 0): one step cannot be divided,
+ * so the buckets hold equal numbers of points in the point order (by time) instead. The points are
+ * streamed block by block (every block is read, none is kept whole in memory); a pick's `step` is
+ * its position in the window until the sample is made.
+ */
+function sampleOneStep(
+  blocks: PointBlock[],
+  read: (block: PointBlock) => PointReader,
+  bucketCount: number,
+  limit: number,
+  step: number,
+): SampledPoint[] {
+  const total = countPoints(blocks, read);
+  const buckets: Bucket[] = Array.from({ length: bucketCount }, () => ({}));
+  let position = 0;
+  for (const block of blocks) {
+    const reader = read(block);
+    const [i, j] = indexRange(reader, block);
+    for (let k = i; k < j; k++, position++) {
+      const bucket = buckets[Math.floor((position * bucketCount) / total)]!;
+      addPoint(bucket, { block, step: position, value: reader.valueAt(k), time: reader.timeAt(k) });
+    }
+  }
+  const byPosition = new Map<number, Pick>();
+  for (const bucket of buckets) {
+    const kept = KEPT.map((name) => bucket[name]).filter((pick): pick is Pick => pick !== undefined);
+    for (const pick of bucketCount === 1 ? kept.slice(0, limit) : kept) byPosition.set(pick.step, pick);
+  }
+  return [...byPosition.values()].sort((a, b) => a.step - b.step).map((pick) => ({ step, value: pick.value, time: pick.time! }));
 }
 
 export function samplePoints(series: BlockSeries, limit: number): SampledPoint[] {
