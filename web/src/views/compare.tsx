@@ -13,7 +13,7 @@ import { useAsync, useStoredState } from "../hooks.ts";
 import { formatNumber, formatValue } from "../lib/format.ts";
 import { endKind } from "../lib/series-end.ts";
 import { runColor } from "../lib/run-color.ts";
-import { overlayRuns, pointsOfBatch, runSeries, stepsOfRange } from "../lib/series.ts";
+import { drawnAxis, overlayRuns, pointsOfBatch, runSeries, stepsOfRange } from "../lib/series.ts";
 import { differingKeys } from "../lib/tree.ts";
 import { batchPlan } from "../lib/workspace.ts";
 import { Link, runPath, setQuery } from "../router.tsx";
@@ -93,8 +93,15 @@ export function ComparePage({ projectName, runIds: requested }: { projectName: s
   const nameOf = (runId: number) => runs.find((run) => run.runId === runId)?.runName ?? `run ${runId}`;
   const chart = useMemo(() => {
     if (!points.data) return null;
-    const perRun = points.data.map((runPoints, index) => runSeries(runPoints, settings, nameOf(runIds[index]!), runColor(runIds[index]!)));
-    return overlayRuns(perRun);
+    // A metric whose points all sit at one step is drawn against time (lib/series.ts, drawnAxis).
+    const xAxis = drawnAxis(
+      settings.xAxis,
+      points.data.map((runPoints) => runPoints.map((point) => point.step)),
+      "time",
+    );
+    const drawn = { ...settings, xAxis };
+    const perRun = points.data.map((runPoints, index) => runSeries(runPoints, drawn, nameOf(runIds[index]!), runColor(runIds[index]!)));
+    return { ...overlayRuns(perRun), xAxis };
   }, [points.data, settings, comparison.data]); // run names come with the comparison
 
   const configs = runs.map((run) => run.config);
@@ -149,13 +156,13 @@ export function ComparePage({ projectName, runIds: requested }: { projectName: s
             x={chart.x}
             series={chart.lines}
             markers={chart.markers}
-            xAxis={settings.xAxis}
+            xAxis={chart.xAxis}
             logScale={settings.logScale}
             height={320}
             onZoom={(min, max) => {
               const next = stepsOfRange(
                 points.data!.flat().sort((a, b) => a.step - b.step),
-                settings.xAxis,
+                chart.xAxis,
                 min,
                 max,
               );
