@@ -13,6 +13,7 @@ import { healthRoutes } from "./http/routes/health.js";
 import { ingestRoutes } from "./http/routes/ingest.js";
 import { logRoutes } from "./http/routes/logs.js";
 import { metricRoutes } from "./http/routes/metrics.js";
+import { modelRoutes } from "./http/routes/models.js";
 import { mlflowRoutes } from "./http/routes/mlflow/index.js";
 import { statsRoutes } from "./http/routes/stats.js";
 import { projectRoutes } from "./http/routes/projects.js";
@@ -94,6 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(statsRoutes(routeDeps));
     await api.register(logRoutes(routeDeps));
     await api.register(fileRoutes(routeDeps));
+    await api.register(modelRoutes(routeDeps));
     await api.register(mlflowRoutes(routeDeps));
   });
   return app;

@@ -180,6 +180,14 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
     // The fixture run's MLflow IDs: its project's experiment ID, and its run ID.
     const experimentId = String((await client.get("/api/runs/projects")).body.projects[0].id);
     const mlflowRunId = (await client.post("/api/2.0/mlflow/runs/search", { experiment_ids: [experimentId] })).body.runs[0].info.run_id;
+    // A registered model with a version of the fixture run, for the model reads (GET /api/runs/models/{name}).
+    assert.equal((await client.post("/api/2.0/mlflow/registered-models/create", { name: "fixture-model" })).status, 200);
+    const version = await client.post("/api/2.0/mlflow/model-versions/create", {
+      name: "fixture-model",
+      source: `mlflow-artifacts:/${experimentId}/${mlflowRunId}/artifacts/model`,
+      run_id: mlflowRunId,
+    });
+    assert.equal(version.status, 200);
 
     for (const [name, value] of Object.entries({
       runId: run.runId,
@@ -195,6 +203,7 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
       logName: "loss",
       experimentId,
       mlflowRunId,
+      name: "fixture-model",
     })) {
       fixtures.set(name, value);
     }
