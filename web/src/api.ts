@@ -141,6 +141,10 @@ export const api = {
   compare: (projectName: string, runIds: number[], logName: string) =>
     get<T.Comparison>("/api/runs/compare", { projectName, runIds: runIds.join(","), logName }),
   leaderboard: (query: T.LeaderboardQuery) => get<T.Leaderboard>("/api/runs/leaderboard", query),
+  models: (query: T.ModelListQuery) => get<T.ModelList>("/api/runs/models", { ...query }),
+  model: (name: string, page: { limit: number; offset: number }) => get<T.Model>(`/api/runs/models/${encodeURIComponent(name)}`, page),
+  /** The MLflow 3 logged models a run made and the registered versions whose run it is. */
+  modelsOfRun: (runId: number) => get<T.ModelsOfRun>(`/api/runs/models/of-run/${runId}`),
   updateTags: (runId: number, tags: string[]) => post<T.Success>("/api/runs/tags/update", { runId, tags }),
   updateNotes: (runId: number, notes: string | null) => post<T.Success>("/api/runs/notes/update", { runId, notes }),
 };

@@ -4,10 +4,11 @@ import { useEffect, useState } from "preact/hooks";
 import { apiKey, onKeyRejected } from "./api.ts";
 import { ConnectionNotice } from "./components/common.tsx";
 import { parseMlflowLink } from "./lib/mlflow-links.ts";
-import { Link, navigate, useLocation } from "./router.tsx";
+import { Link, modelsPath, navigate, useLocation } from "./router.tsx";
 import { ComparePage } from "./views/compare.tsx";
 import { LeaderboardPage } from "./views/leaderboard.tsx";
 import { MlflowLinkPage } from "./views/mlflow-link.tsx";
+import { ModelPage, ModelsPage } from "./views/models.tsx";
 import { ProjectsPage } from "./views/projects.tsx";
 import { RunPage } from "./views/run.tsx";
 import { RunsPage } from "./views/runs.tsx";
@@ -23,6 +24,8 @@ function View({ path, query, hash }: { path: string; query: URLSearchParams; has
   const link = parseMlflowLink(hash);
   if (link) return <MlflowLinkPage key={hash} link={link} />;
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === "models" && parts.length <= 2)
+    return parts[1] === undefined ? <ModelsPage /> : <ModelPage key={parts[1]} name={parts[1]} />;
   if (parts[0] !== "projects") return <Redirect to="/projects" />;
   const [, projectName, section, runId] = parts;
   if (projectName === undefined) return <ProjectsPage />;
@@ -88,6 +91,7 @@ export function App() {
         </Link>
         <nav aria-label="Main">
           <Link href="/projects">Projects</Link>
+          <Link href={modelsPath}>Models</Link>
         </nav>
         <button type="button" class="link" onClick={signOut}>
           Sign out

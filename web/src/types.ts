@@ -13,6 +13,12 @@ import type {
   MetricsQuery,
   MetricsResponse,
 } from "../../src/http/schemas/metrics.ts";
+import type {
+  ModelListQuery as ModelListQuerySchema,
+  ModelListResponse,
+  ModelResponse,
+  ModelsOfRunResponse,
+} from "../../src/http/schemas/models.ts";
 import type { ProjectsResponse, ValidateKeyResponse } from "../../src/http/schemas/projects.ts";
 import type { ListRunsQuery, ListRunsResponse } from "../../src/http/schemas/run-list.ts";
 import type { ModelGraphResponse, RunDetails as RunDetailsSchema, StatusHistoryResponse } from "../../src/http/schemas/runs.ts";
@@ -72,3 +78,12 @@ export type MetricsBatchBody = Omit<Static<typeof MetricsBatchBodySchema>, "buck
 export type MetricsBatch = Static<typeof MetricsBatchResponse>;
 /** One series of a batch read: parallel arrays, epoch-millisecond times. */
 export type BatchSeries = MetricsBatch["series"][number];
+
+/** Registered models (MLflow's registry) and what a run logged, for the Models pages and the run page's Models tab. */
+export type ModelList = Static<typeof ModelListResponse>;
+export type ModelListQuery = Partial<Static<typeof ModelListQuerySchema>>;
+export type ModelSummary = ModelList["models"][number];
+export type Model = Static<typeof ModelResponse>;
+export type ModelVersion = Model["versions"][number];
+export type ModelsOfRun = Static<typeof ModelsOfRunResponse>;
+export type LoggedModel = ModelsOfRun["loggedModels"][number];

@@ -1,4 +1,4 @@
-// The run page (a run's `url`): header, then tabs for charts, logs, files, config, history, model, lineage.
+// The run page (a run's `url`): header, then tabs for charts, logs, files, config, history, model graph, models, lineage.
 
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
@@ -9,6 +9,7 @@ import { RunHeader } from "../components/run/header.tsx";
 import { Lineage } from "../components/run/lineage.tsx";
 import { RunLogs } from "../components/run/logs.tsx";
 import { ModelGraphTree } from "../components/run/model-graph.tsx";
+import { RunModels } from "../components/run/models.tsx";
 import { StatusHistory } from "../components/run/status-history.tsx";
 import { JsonTree } from "../components/json-tree.tsx";
 import { useAsync, useInterval } from "../hooks.ts";
@@ -24,6 +25,7 @@ const TABS = [
   ["config", "Config"],
   ["history", "Status history"],
   ["model", "Model graph"],
+  ["models", "Models"],
   ["lineage", "Lineage"],
 ] as const;
 type Tab = (typeof TABS)[number][0];
@@ -92,6 +94,7 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
         )}
         {tab === "history" && <StatusHistory runId={runId} liveTick={liveTick} />}
         {tab === "model" && <ModelGraphTree runId={runId} />}
+        {tab === "models" && <RunModels runId={runId} />}
         {tab === "lineage" && <Lineage run={details} />}
       </div>
     </section>
