@@ -81,7 +81,11 @@ export async function listModels(store: Store, orgId: string, query: Page & { se
     .filter((m) => !isPrompt(m.tags) && m.name.toLowerCase().includes(needle))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const versionsOf = new Map<number, ModelVersion[]>();
-  for (const version of versions) versionsOf.set(version.modelId, [...(versionsOf.get(version.modelId) ?? []), version]);
+  for (const version of versions) {
+    const list = versionsOf.get(version.modelId);
+    if (list) list.push(version);
+    else versionsOf.set(version.modelId, [version]);
+  }
   return {
     models: matching.slice(query.offset, query.offset + query.limit).map((m) => modelSummary(m, versionsOf.get(m.id) ?? [])),
     total: matching.length,

@@ -5,13 +5,16 @@
  * and the version registered from it. Names that look like markup are shown as text.
  */
 import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../helpers/browser.js";
 import type { ApiClient } from "../helpers/client.js";
 import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
 
 const API = "/api/2.0/mlflow";
+const SCREENSHOTS = fileURLToPath(new URL("../../test-output/ui-screenshots/", import.meta.url));
 const MODEL = "resnet/<b>bold</b>";
 
 async function mlflow(client: ApiClient, path: string, body: Record<string, unknown>) {
@@ -30,6 +33,7 @@ describe("the Models view in the web UI", () => {
   const errors: string[] = [];
 
   before(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
     test = await startTestServer({ flags: { "--stale-after": "0" } });
     ({ key, client } = await makeOrg(test));
     const experimentId = (await mlflow(client, "/experiments/create", { name: "vision" })).experiment_id as string;
@@ -84,6 +88,7 @@ describe("the Models view in the web UI", () => {
     for (const text of ["@champion", "Staging", "READY", "dataset=imagenet", "first cut", run.displayId])
       assert.ok(row.includes(text), `${text} in ${row}`);
 
+    await page.screenshot({ path: `${SCREENSHOTS}30-model-versions.png`, fullPage: true });
     await versions.getByRole("link", { name: run.displayId }).click();
     await page.getByRole("heading", { name: "trainer" }).waitFor();
     assert.equal(decodeURIComponent(new URL(page.url()).pathname), `/projects/vision/runs/${run.id}`);
@@ -92,6 +97,16 @@ describe("the Models view in the web UI", () => {
     const made = page.getByTestId("run-models");
     await made.getByTestId("logged-models").waitFor();
     assert.match(await made.getByTestId("logged-models").innerText(), /net[\s\S]*pytorch[\s\S]*PENDING/);
+    // Every cell sits under its column's header (a cell styled as a block once pushed the row's last cells out of their columns).
+    for (const tableId of ["logged-models", "model-versions"]) {
+      const misplaced = await made.getByTestId(tableId).evaluate((table) => {
+        const headers = [...table.querySelectorAll("thead th")].map((th) => th.getBoundingClientRect().left);
+        const cells = [...table.querySelectorAll("tbody tr:first-child td")].map((td) => td.getBoundingClientRect().left);
+        return cells.length !== headers.length || cells.some((left, i) => Math.abs(left - headers[i]!) > 1);
+      });
+      assert.equal(misplaced, false, `${tableId}: cells under their headers`);
+    }
+    await page.screenshot({ path: `${SCREENSHOTS}31-run-models.png`, fullPage: true });
     await made.getByTestId("model-versions").getByRole("link", { name: MODEL }).click();
     await page.getByRole("heading", { name: MODEL }).waitFor();
 

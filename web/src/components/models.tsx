@@ -67,8 +67,10 @@ export function VersionsTable({ versions, withModel = false }: { versions: Model
               </td>
               <td>{version.stage}</td>
               <td>{version.status}</td>
-              <td class="tags-cell">
-                <KeyValues pairs={version.tags} />
+              <td>
+                <div class="tags-cell">
+                  <KeyValues pairs={version.tags} />
+                </div>
               </td>
               <td>{version.description}</td>
               <td data-testid="source-run">

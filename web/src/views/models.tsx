@@ -80,8 +80,10 @@ export function ModelsPage() {
                         </span>
                       ))}
                     </td>
-                    <td class="tags-cell">
-                      <KeyValues pairs={model.tags} />
+                    <td>
+                      <div class="tags-cell">
+                        <KeyValues pairs={model.tags} />
+                      </div>
                     </td>
                     <td>{model.description}</td>
                     <td>

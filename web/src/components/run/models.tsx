@@ -35,11 +35,15 @@ export function RunModels({ runId }: { runId: number }) {
                   <td class="mono">{model.modelId}</td>
                   <td>{model.modelType ?? <span class="muted">–</span>}</td>
                   <td>{model.status}</td>
-                  <td class="tags-cell">
-                    <KeyValues pairs={model.params} />
+                  <td>
+                    <div class="tags-cell">
+                      <KeyValues pairs={model.params} />
+                    </div>
                   </td>
-                  <td class="tags-cell">
-                    <KeyValues pairs={model.tags} />
+                  <td>
+                    <div class="tags-cell">
+                      <KeyValues pairs={model.tags} />
+                    </div>
                   </td>
                   <td>
                     <TimeAgo iso={model.createdAt} />
