@@ -22,7 +22,7 @@ import { runDetailRoutes } from "./http/routes/run-details.js";
 import { runWriteRoutes } from "./http/routes/runs.js";
 import { FieldFilterTerm, RunFilterGrammar } from "./http/schemas/run-list.js";
 import { rejectIllFormedText, rejectNonFiniteNumbers, requestIdOf, requestLogFields } from "./http/request-guards.js";
-import { webUiRoutes } from "./http/web-ui.js";
+import { pageNotFound, webUiRoutes } from "./http/web-ui.js";
 import { createServices } from "./services/services.js";
 
 export type { AppDeps };
@@ -58,7 +58,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         done(null, value);
       });
   });
-  app.setNotFoundHandler(notFoundHandler);
+  app.setNotFoundHandler(pageNotFound(notFoundHandler, undefined, deps.blobs.direct?.origin));
   app.addHook("preValidation", rejectIllFormedText);
   app.addHook("preHandler", rejectNonFiniteNumbers);
   app.addHook("onSend", async (request, reply) => {

@@ -1,6 +1,6 @@
 import fastifyStatic from "@fastify/static";
-import type { FastifyInstance } from "fastify";
-import { existsSync } from "node:fs";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /**
@@ -31,16 +31,45 @@ export const contentSecurityPolicy = (fileOrigin?: string) =>
 
 const CSP_TAIL = ["connect-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'"];
 
+function protect(reply: FastifyReply, policy: string): void {
+  reply.header("content-security-policy", policy);
+  reply.header("x-frame-options", "DENY");
+  reply.header("x-content-type-options", "nosniff");
+}
+
+/** Prefixes of the API, ingest and file routes: an unknown path under them is an API 404 in JSON, never a page. */
+const API_PREFIXES = ["/api/", "/ajax-api/", "/ingest/", "/files"];
+
+/**
+ * A browser asking for a page at a path the UI does not know (`/nonsense/path`) gets the app shell
+ * with a 404 status, and the UI says there is no such page; API clients, and any path under the
+ * API's prefixes, get the JSON 404 (`otherwise`). Undefined when the UI is not built.
+ */
+export function pageNotFound(
+  otherwise: (request: FastifyRequest, reply: FastifyReply) => void,
+  root = WEB_ROOT,
+  fileOrigin?: string,
+): (request: FastifyRequest, reply: FastifyReply) => void {
+  const shell = existsSync(`${root}index.html`) ? readFileSync(`${root}index.html`) : undefined;
+  const policy = contentSecurityPolicy(fileOrigin);
+  return (request, reply) => {
+    const path = request.url.split("?")[0]!;
+    const wantsPage =
+      (request.method === "GET" || request.method === "HEAD") &&
+      (request.headers.accept ?? "").includes("text/html") &&
+      !API_PREFIXES.some((prefix) => path.startsWith(prefix));
+    if (!shell || !wantsPage) return otherwise(request, reply);
+    protect(reply, policy);
+    reply.status(404).header("cache-control", "no-cache").type("text/html; charset=utf-8").send(shell);
+  };
+}
+
 /** Serves the UI: hashed assets cached for a year, the app shell never cached. Public (docs/semantics.md, One process, one port). */
 export function webUiRoutes(root = WEB_ROOT, fileOrigin?: string) {
   const policy = contentSecurityPolicy(fileOrigin);
   return async (app: FastifyInstance) => {
     // This plugin's routes only (Fastify encapsulation): the app shell, its assets and the 503 page.
-    app.addHook("onSend", async (_request, reply) => {
-      reply.header("content-security-policy", policy);
-      reply.header("x-frame-options", "DENY");
-      reply.header("x-content-type-options", "nosniff");
-    });
+    app.addHook("onSend", async (_request, reply) => protect(reply, policy));
     const built = existsSync(`${root}index.html`);
     if (built) {
       await app.register(fastifyStatic, { root: `${root}assets`, prefix: "/assets/", maxAge: "365d", immutable: true, index: false });

@@ -148,6 +148,15 @@ describe("web UI in headless Chromium", () => {
     await page.getByRole("heading", { name: "Projects" }).waitFor();
   });
 
+  it("says a path it has no page for is not found, with a way back, and the server says 404", async () => {
+    const response = await open("/nonsense/path");
+    assert.equal(response?.status(), 404);
+    await page.getByRole("heading", { name: "Page not found" }).waitFor();
+    assert.match(await page.getByTestId("not-found").innerText(), /No page at \/nonsense\/path/);
+    await page.getByTestId("not-found").getByRole("link", { name: "Go to projects" }).click();
+    await page.getByRole("heading", { name: "Projects" }).waitFor();
+  });
+
   it("lists projects with run counts", async () => {
     const row = page.locator("[data-testid=projects-table] tbody tr", { hasText: PROJECT });
     await row.waitFor();

@@ -56,6 +56,22 @@ describe("web UI files", () => {
       assert.equal(response.status, 404, `${method} ${path}`);
       assert.deepEqual(Object.keys(await response.json()), ["error"]);
     }
+    // A browser asking for a page the UI does not have gets the app shell with a 404, and the UI says so;
+    // under the API's prefixes a browser gets the JSON 404 too.
+    const page = { headers: { accept: "text/html,application/xhtml+xml,*/*;q=0.8" } };
+    for (const path of ["/nonsense/path", "/projectsx"]) {
+      const response = await get(path, page);
+      assert.equal(response.status, 404, path);
+      assert.match(response.headers.get("content-type")!, /^text\/html/, path);
+      assert.match(response.headers.get("content-security-policy")!, /default-src 'self'/, path);
+      assert.match(await response.text(), /<script type="module"/, path);
+    }
+    for (const path of ["/api/runs/nothing", "/ingest/nothing", "/api/2.0/mlflow/nothing"]) {
+      const response = await get(path, page);
+      assert.ok(response.status === 401 || response.status === 404, `${path}: ${response.status}`);
+      assert.match(response.headers.get("content-type")!, /json/, path);
+    }
+    assert.equal((await get("/nonsense", { method: "POST", ...page })).headers.get("content-type")?.includes("json"), true);
     const paths = Object.keys((await (await get("/api/openapi.json")).json()).paths);
     assert.ok(!paths.some((path) => path === "/" || path.startsWith("/projects") || path.startsWith("/assets")), paths.join(", "));
   });

@@ -26,7 +26,8 @@ function View({ path, query, hash }: { path: string; query: URLSearchParams; has
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   if (parts[0] === "models" && parts.length <= 2)
     return parts[1] === undefined ? <ModelsPage /> : <ModelPage key={parts[1]} name={parts[1]} />;
-  if (parts[0] !== "projects") return <Redirect to="/projects" />;
+  if (parts.length === 0) return <Redirect to="/projects" />;
+  if (parts[0] !== "projects") return <NotFound path={path} />;
   const [, projectName, section, runId] = parts;
   if (projectName === undefined) return <ProjectsPage />;
   if (section === undefined || (section === "runs" && runId === undefined)) return <RunsPage projectName={projectName} />;
@@ -40,10 +41,18 @@ function View({ path, query, hash }: { path: string; query: URLSearchParams; has
     return <ComparePage projectName={projectName} runIds={runIds} />;
   }
   if (section === "leaderboard") return <LeaderboardPage projectName={projectName} />;
+  return <NotFound path={path} />;
+}
+
+/** A path the UI has no page for (the server answers it with a 404 status too). */
+function NotFound({ path }: { path: string }) {
   return (
-    <p class="error" role="alert">
-      No page at {path}. <Link href="/projects">Go to projects</Link>
-    </p>
+    <section data-testid="not-found">
+      <h1>Page not found</h1>
+      <p class="error" role="alert">
+        No page at <span class="mono">{path}</span>. <Link href="/projects">Go to projects</Link>
+      </p>
+    </section>
   );
 }
 
