@@ -350,6 +350,13 @@ describe("web UI in headless Chromium", () => {
     await open(`/projects/${PROJECT}/leaderboard?metric=train/acc&aggregation=MEDIAN&direction=UP`);
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=leaderboard] tbody tr").length === 3);
     assert.equal(await page.getByLabel("Aggregation").inputValue(), "LAST");
+    // A metric no run has says so, instead of an empty table.
+    await open(`/projects/${PROJECT}/leaderboard?metric=no/such/metric`);
+    assert.match(await page.getByTestId("leaderboard-empty").innerText(), /No run of this project has a value of “no\/such\/metric”/);
+    assert.equal(await page.getByTestId("leaderboard").count(), 0);
+    // A search no run matches says so in the workspace too, not that the runs have no metrics.
+    await open(`/projects/${PROJECT}?search=no-run-is-named-this`);
+    await page.getByTestId("workspace-no-runs").waitFor();
   });
 
   it("sends a person with a revoked or wrong key back to sign-in, saying why", async () => {

@@ -72,7 +72,12 @@ export function LeaderboardPage({ projectName }: { projectName: string }) {
       <ErrorNote error={names.error ?? board.error} />
       {names.data?.metricNames.length === 0 && <p class="muted">This project has no metrics yet.</p>}
       {metric && !board.data && board.loading && <Loading what="ranking" />}
-      {board.data && (
+      {board.data && board.data.total === 0 && (
+        <p class="muted" data-testid="leaderboard-empty">
+          No run of this project has a value of “{metric}” to rank.
+        </p>
+      )}
+      {board.data && board.data.total > 0 && (
         <>
           <div class="table-scroll">
             <table class="data-table" data-testid="leaderboard">

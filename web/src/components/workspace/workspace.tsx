@@ -166,7 +166,12 @@ export function Workspace({
       </div>
       <ErrorNote error={loaded.error ?? feed.error} />
       {loaded.loading && !loaded.data ? <Loading what="charts" /> : null}
-      {loaded.data && metricNames.length === 0 && <p class="muted">The selected runs have no metrics yet.</p>}
+      {loaded.data && selected.length === 0 && (
+        <p class="muted" data-testid="workspace-no-runs">
+          No runs match: nothing to chart.
+        </p>
+      )}
+      {loaded.data && selected.length > 0 && metricNames.length === 0 && <p class="muted">The selected runs have no metrics yet.</p>}
       {loaded.data && metricNames.length > 0 && sections.length === 0 && <p class="muted">No metric matches “{search}”.</p>}
       {sections.map(([section, panels]) => {
         const collapsed = layout.collapsed.includes(section);
