@@ -359,6 +359,28 @@ describe("web UI in headless Chromium", () => {
     await page.getByTestId("workspace-no-runs").waitFor();
   });
 
+  it("shows the alerts a run's client sent on its page, newest first, as text", async () => {
+    const runId = runs.baseline.runId;
+    for (const [title, level] of [
+      ["loss spiked", "WARN"],
+      ["<b>diverged</b>", "ERROR"],
+    ])
+      assert.equal(
+        (await client.post("/api/runs/alert", { runId, alert: { title, body: "loss: NaN at step 90\nlr 0.1", level, timestamp: null } }))
+          .status,
+        200,
+      );
+    await open(`/projects/${PROJECT}/runs/${runId}?tab=alerts`);
+    const alerts = page.getByTestId("run-alerts");
+    await alerts.waitFor();
+    await shot("13-run-alerts");
+    const items = await alerts.locator("li").allInnerTexts();
+    assert.equal(items.length, 2);
+    assert.match(items[0]!, /ERROR\s+<b>diverged<\/b>[\s\S]*loss: NaN at step 90\nlr 0\.1/);
+    assert.match(items[1]!, /WARN\s+loss spiked/);
+    assert.equal(await alerts.locator("b").count(), 0, "a title is text, never markup");
+  });
+
   it("sends a person with a revoked or wrong key back to sign-in, saying why", async () => {
     await page.evaluate(() => localStorage.setItem("stepwise.apiKey", "sw_revoked_or_wrong"));
     await open("/projects");

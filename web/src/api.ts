@@ -137,6 +137,7 @@ export const api = {
   logs: (ref: RunRef, query: T.LogsQuery) => get<T.Logs>("/api/runs/logs", { ...ref, ...query }),
   files: (ref: RunRef) => get<T.Files>("/api/runs/files", { ...ref }),
   statusHistory: (runId: number) => get<T.StatusHistory>("/api/runs/status/history", { runId }),
+  alerts: (runId: number) => get<T.Alerts>("/api/runs/alerts", { runId }),
   modelGraph: (runId: number) => get<T.ModelGraphAnswer>("/api/runs/modelGraph", { runId }),
   compare: (projectName: string, runIds: number[], logName: string) =>
     get<T.Comparison>("/api/runs/compare", { projectName, runIds: runIds.join(","), logName }),

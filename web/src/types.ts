@@ -21,7 +21,12 @@ import type {
 } from "../../src/http/schemas/models.ts";
 import type { ProjectsResponse, ValidateKeyResponse } from "../../src/http/schemas/projects.ts";
 import type { ListRunsQuery, ListRunsResponse } from "../../src/http/schemas/run-list.ts";
-import type { ModelGraphResponse, RunDetails as RunDetailsSchema, StatusHistoryResponse } from "../../src/http/schemas/runs.ts";
+import type {
+  AlertsResponse,
+  ModelGraphResponse,
+  RunDetails as RunDetailsSchema,
+  StatusHistoryResponse,
+} from "../../src/http/schemas/runs.ts";
 import type {
   CompareResponse,
   LeaderboardQuery as LeaderboardQuerySchema,
@@ -63,6 +68,7 @@ export type Files = Static<typeof FilesResponse>;
 export type FileRecord = Files["files"][number];
 
 export type StatusHistory = Static<typeof StatusHistoryResponse>;
+export type Alerts = Static<typeof AlertsResponse>;
 
 export type ModelGraphAnswer = Static<typeof ModelGraphResponse>;
 

@@ -9,6 +9,7 @@ import { RunHeader } from "../components/run/header.tsx";
 import { Lineage } from "../components/run/lineage.tsx";
 import { RunLogs } from "../components/run/logs.tsx";
 import { ModelGraphTree } from "../components/run/model-graph.tsx";
+import { RunAlerts } from "../components/run/alerts.tsx";
 import { RunModels } from "../components/run/models.tsx";
 import { StatusHistory } from "../components/run/status-history.tsx";
 import { JsonTree } from "../components/json-tree.tsx";
@@ -26,6 +27,7 @@ const TABS = [
   ["history", "Status history"],
   ["model", "Model graph"],
   ["models", "Models"],
+  ["alerts", "Alerts"],
   ["lineage", "Lineage"],
 ] as const;
 type Tab = (typeof TABS)[number][0];
@@ -95,6 +97,7 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
         {tab === "history" && <StatusHistory runId={runId} liveTick={liveTick} />}
         {tab === "model" && <ModelGraphTree runId={runId} />}
         {tab === "models" && <RunModels runId={runId} />}
+        {tab === "alerts" && <RunAlerts runId={runId} liveTick={liveTick} />}
         {tab === "lineage" && <Lineage run={details} />}
       </div>
     </section>
