@@ -314,7 +314,10 @@ describe("web UI in headless Chromium", () => {
     await page.getByTestId("lineage").getByRole("link", { name: "resnet-finetune" }).click();
     await page.getByRole("heading", { name: "resnet-finetune" }).waitFor();
     await page.getByRole("tab", { name: "Lineage" }).click();
-    assert.match(await page.getByTestId("lineage").innerText(), /Forked from run \d+ at step 50/);
+    assert.match(
+      await page.getByTestId("lineage-chain").innerText(),
+      /resnet-baseline[\s\S]*resnet-finetune[\s\S]*forked from resnet-baseline at step 50/,
+    );
     await shot("10-run-lineage");
   });
 
@@ -388,5 +391,27 @@ describe("web UI in headless Chromium", () => {
     assert.equal(await page.evaluate(() => localStorage.getItem("stepwise.apiKey")), null, "the rejected key is removed");
     await shot("12-key-rejected");
     assert.deepEqual(errors, [], "no uncaught errors in the page");
+  });
+
+  // Last: the fork made here would change the counts the tests above read.
+  it("shows a fork of a fork's whole chain by name, oldest first, each with its fork step", async () => {
+    await page.evaluate((apiKey) => localStorage.setItem("stepwise.apiKey", apiKey), key);
+    const grandchild = await client.createRun({
+      runName: "resnet-finetune-again",
+      projectName: PROJECT,
+      forkRunId: runs.fork.runId,
+      forkStep: 40,
+    });
+    await open(`/projects/${PROJECT}/runs/${grandchild.runId}?tab=lineage`);
+    const chain = page.getByTestId("lineage-chain");
+    await chain.waitFor();
+    assert.deepEqual(
+      (await chain.locator("li").allInnerTexts()).map((text) => text.replace(/\s+/g, " ").trim()),
+      [
+        "resnet-baseline VIS-1 COMPLETED",
+        "resnet-finetune VIS-3 RUNNING · forked from resnet-baseline at step 50",
+        "resnet-finetune-again VIS-4 RUNNING · forked from resnet-finetune at step 40",
+      ],
+    );
   });
 });
