@@ -413,5 +413,11 @@ describe("web UI in headless Chromium", () => {
         "resnet-finetune-again VIS-4 RUNNING · forked from resnet-finetune at step 40",
       ],
     );
+    // Its charts mark the step it was forked at: the points before it are its parent's.
+    await page.getByRole("tab", { name: "Charts" }).click();
+    const canvas = page.locator(".chart-card[data-metric='train/acc'] .chart-canvas[data-drawn=true]");
+    await canvas.waitFor();
+    assert.equal(await canvas.getAttribute("data-rules"), "forked at 40");
+    await shot("14-fork-charts");
   });
 });

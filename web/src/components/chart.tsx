@@ -28,8 +28,37 @@ export interface ChartProps {
   bands?: { color: string; x: number[]; lo: number[]; hi: number[] }[];
   /** A tooltip listing the lines sorted by value at the cursor, in place of uPlot's legend. */
   sortedTooltip?: boolean;
+  /** Vertical lines at x values, each labelled (a fork's step: the points before it are its parent's). */
+  rules?: { x: number; label: string }[];
   onZoom?: (min: number, max: number) => void;
   onReset?: () => void;
+}
+
+function drawRules(plot: uPlot, rules: NonNullable<ChartProps["rules"]>): void {
+  const { ctx, bbox } = plot;
+  ctx.save();
+  ctx.strokeStyle = getComputedStyle(plot.root).getPropertyValue("--chart-axis").trim() || "#374151";
+  ctx.fillStyle = ctx.strokeStyle;
+  ctx.lineWidth = devicePixelRatio;
+  ctx.setLineDash([4 * devicePixelRatio, 4 * devicePixelRatio]);
+  ctx.font = `${11 * devicePixelRatio}px sans-serif`;
+  // uPlot leaves the alignment of its last axis labels on the context.
+  ctx.textAlign = "left";
+  ctx.textBaseline = "alphabetic";
+  for (const rule of rules) {
+    const x = plot.valToPos(rule.x, "x", true);
+    if (x < bbox.left || x > bbox.left + bbox.width) continue;
+    ctx.beginPath();
+    ctx.moveTo(x, bbox.top);
+    ctx.lineTo(x, bbox.top + bbox.height);
+    ctx.stroke();
+    // The label beside the line, on its left where the plot's right edge would cut it.
+    const width = ctx.measureText(rule.label).width;
+    const gap = 3 * devicePixelRatio;
+    const left = x + gap + width > bbox.left + bbox.width ? x - gap - width : x + gap;
+    ctx.fillText(rule.label, left, bbox.top + 12 * devicePixelRatio);
+  }
+  ctx.restore();
 }
 
 function drawMarkers(plot: uPlot, markers: ChartProps["markers"]): void {
@@ -274,6 +303,8 @@ export function Chart(props: ChartProps) {
         setCursor: [(u) => tooltip && fillTooltip(tooltip, u, latest.current, xText(u.data[0][u.cursor.idx ?? 0] ?? 0))],
         draw: [
           (u) => {
+            drawRules(u, latest.current.rules ?? []);
+            element.dataset.rules = (latest.current.rules ?? []).map((rule) => rule.label).join("|");
             drawMarkers(u, latest.current.markers);
             element.dataset.drawn = "true";
             element.dataset.draws = String(Number(element.dataset.draws ?? 0) + 1); // tests count redraws

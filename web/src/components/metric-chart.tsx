@@ -20,9 +20,11 @@ interface Props {
   settings: ChartSettings;
   /** Watches the card: the feed loads the points of charts on screen. */
   observe: Observe;
+  /** The step the run was forked at (null when it is not a fork): marked on step axes, where the parent's points end. */
+  forkStep: number | null;
 }
 
-export function MetricChart({ run, metric, points, settings, observe }: Props) {
+export function MetricChart({ run, metric, points, settings, observe, forkStep }: Props) {
   const { logName } = metric;
   const card = useRef<HTMLDivElement>(null);
   const [zoom, setZoom] = useState<{ window: [number, number]; points: MetricPoint[] } | null>(null);
@@ -79,6 +81,7 @@ export function MetricChart({ run, metric, points, settings, observe }: Props) {
           series={chart.lines}
           markers={chart.markers}
           xAxis={xAxis}
+          rules={forkStep !== null && xAxis === "step" ? [{ x: forkStep, label: `forked at ${forkStep}` }] : []}
           logScale={settings.logScale}
           onZoom={onZoom}
           onReset={() => setZoom(null)}

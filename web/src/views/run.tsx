@@ -85,7 +85,7 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
         ))}
       </nav>
       <div role="tabpanel">
-        {tab === "charts" && <RunCharts run={ref} statistics={statistics} />}
+        {tab === "charts" && <RunCharts run={ref} statistics={statistics} forkStep={details.forkStep} />}
         {tab === "logs" && <RunLogs run={ref} liveTick={liveTick} openAtEnd={details.status === "FAILED"} />}
         {tab === "files" && <RunFiles run={ref} />}
         {tab === "config" && (

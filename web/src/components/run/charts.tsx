@@ -50,7 +50,7 @@ export function ChartControls({ settings, onChange }: { settings: ChartSettings;
 export const DEFAULT_CHART_SETTINGS: ChartSettings = { xAxis: "step", smoothing: 0, logScale: false };
 
 /** The run page reloads `statistics` on each live refresh: new metrics and new steps show up from it. */
-export function RunCharts({ run, statistics }: { run: RunRef; statistics: Async<Statistics> }) {
+export function RunCharts({ run, statistics, forkStep }: { run: RunRef; statistics: Async<Statistics>; forkStep: number | null }) {
   const [settings, setSettings] = useStoredState("stepwise.chartSettings", DEFAULT_CHART_SETTINGS);
   const [search, setSearch] = useState("");
   const metrics = statistics.data?.metrics;
@@ -89,6 +89,7 @@ export function RunCharts({ run, statistics }: { run: RunRef; statistics: Async<
                 points={series.points.get(metric.logName)}
                 settings={settings}
                 observe={series.observe}
+                forkStep={forkStep}
               />
             ))}
           </div>
