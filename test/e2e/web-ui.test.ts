@@ -213,7 +213,10 @@ describe("web UI in headless Chromium", () => {
     await page.locator(".chart-canvas[data-drawn=true] canvas").waitFor();
     const stats = page.locator("[data-testid=compare-stats] tbody tr");
     await page.waitForFunction(() => document.querySelectorAll("[data-testid=compare-stats] tbody tr").length === 2);
-    assert.match(await stats.first().innerText(), /resnet-(baseline|lr-0\.01)\s+\w+\s+100\s/);
+    // Without ?metric= it opens on the validation loss, not the alphabetically first metric (train/acc).
+    assert.equal(await page.getByTestId("compare-metric").inputValue(), "val/loss");
+    // 98 finite points of 100: step 40 is NaN, step 41 +Infinity.
+    assert.match(await stats.first().innerText(), /resnet-(baseline|lr-0\.01)\s+\w+\s+98\s/);
     const diff = await page.getByTestId("config-diff").innerText();
     assert.match(diff, /lr/);
     assert.doesNotMatch(diff, /optimizer\.name/, "equal keys are hidden by default");
