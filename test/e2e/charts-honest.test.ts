@@ -126,22 +126,27 @@ describe("charts that never mislead", () => {
     const experiment = await client.post("/api/2.0/mlflow/experiments/create", { name: "one-step" });
     const created = await client.post("/api/2.0/mlflow/runs/create", { experiment_id: experiment.body.experiment_id });
     const runId = created.body.run.info.run_id;
-    const metrics = Array.from({ length: 200 }, (_, i) => ({
-      key: "loss",
-      value: 1 / (i + 1),
-      timestamp: 1_700_000_000_000 + i * 1000,
-      step: 0,
-    }));
+    const metrics = [
+      ...Array.from({ length: 200 }, (_, i) => ({ key: "loss", value: 1 / (i + 1), timestamp: 1_700_000_000_000 + i * 1000, step: 0 })),
+      // A system metric counts its own samples as steps: it is drawn against time too.
+      ...Array.from({ length: 50 }, (_, i) => ({ key: "sys/cpu", value: 50 + i, timestamp: 1_700_000_000_000 + i * 4000, step: i })),
+    ];
     assert.equal((await client.post("/api/2.0/mlflow/runs/log-batch", { run_id: runId, metrics })).status, 200);
     const stepwiseRun = (await client.get("/api/runs/list", { projectName: "one-step" })).body.runs[0];
     await open(`/projects/one-step/runs/${stepwiseRun.id}`);
     const card = page.locator(".chart-card[data-metric='loss']");
     await card.locator(".chart-canvas[data-drawn=true]").waitFor();
     assert.match(await card.locator("[data-testid=one-step]").innerText(), /all at step 0: drawn against time/);
+    const system = page.locator(".chart-card[data-metric='sys/cpu']");
+    await system.locator(".chart-canvas[data-drawn=true]").waitFor();
+    assert.match(await system.locator("[data-testid=one-step]").innerText(), /a system metric: drawn against time/);
     // Hovering the middle of the chart shows a value from the middle of the series, not the last one logged.
+    await card.scrollIntoViewIfNeeded(); // below the system metric's chart
     const box = (await card.locator(".u-over").boundingBox())!;
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
-    const value = Number(await card.locator(".u-legend .u-series").nth(1).locator(".u-value").innerText());
+    const legend = card.locator(".u-legend .u-series").nth(1).locator(".u-value");
+    await page.waitForFunction((element) => element !== null && !Number.isNaN(Number(element.textContent)), await legend.elementHandle());
+    const value = Number(await legend.innerText());
     assert.ok(value > 1 / 150 && value < 1 / 50, `a middle value: ${value}`);
     await shot(page, "23-one-step-against-time");
     // The run goes on logging at step 0: the live page draws the new points (a spike to 8) without a reload.

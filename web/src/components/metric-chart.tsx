@@ -7,6 +7,7 @@ import { api, ServerUnreachable, type RunRef } from "../api.ts";
 import type { Observe } from "../hooks.ts";
 import { describeSeriesEnd } from "../lib/series-end.ts";
 import { runColor } from "../lib/run-color.ts";
+import { isSystem } from "../lib/metric-choice.ts";
 import { drawnAxis, runSeries, stepsOfRange, type ChartSettings } from "../lib/series.ts";
 import type { MetricPoint, MetricStatistics } from "../types.ts";
 import { Chart } from "./chart.tsx";
@@ -33,7 +34,7 @@ export function MetricChart({ run, metric, points, settings, observe, forkStep }
   useEffect(() => observe(card.current!, logName), [logName]);
 
   const shown = zoom?.points ?? points ?? [];
-  const xAxis = drawnAxis(settings.xAxis, [shown.map((point) => point.step)], "time");
+  const xAxis = drawnAxis(settings.xAxis, [shown.map((point) => point.step)], "time", [logName]);
   const chart = useMemo(
     () => runSeries(shown, { ...settings, xAxis }, logName, runColor(run.runId)),
     [shown, settings, xAxis, logName, run.runId],
@@ -61,7 +62,7 @@ export function MetricChart({ run, metric, points, settings, observe, forkStep }
           {xAxis !== settings.xAxis && (
             <span class="muted" data-testid="one-step">
               {" "}
-              · all at step {shown[0]?.step}: drawn against time
+              · {isSystem(logName) ? "a system metric" : `all at step ${shown[0]?.step}`}: drawn against time
             </span>
           )}
         </span>

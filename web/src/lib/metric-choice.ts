@@ -1,11 +1,13 @@
 // Which metric a view opens on when the URL names none (compare, leaderboard): the one a researcher
 // looks at first, a validation loss, never a system metric (`sys/cpu.percentage.avg` sorts first).
+// System metrics are drawn against time (lib/series.ts, drawnAxis): their steps count samples.
 
 /** Log groups of system metrics (the pluto-ml client logs CPU, memory, GPU under `sys/`). */
 const SYSTEM_GROUPS = ["sys", "system"];
 
 const groupOf = (name: string) => name.slice(0, Math.max(0, name.indexOf("/"))).toLowerCase();
-const isSystem = (name: string) => SYSTEM_GROUPS.includes(groupOf(name));
+/** Whether a metric is a system metric (CPU, memory, GPU), logged against the client's own sample counter, not a training step. */
+export const isSystem = (name: string) => SYSTEM_GROUPS.includes(groupOf(name));
 const isValidation = (name: string) =>
   /^(val|valid|validation|eval|evaluation|test)([/_.-]|$)/i.test(name) || /[/_.-](val|valid|eval)[/_.-]/i.test(name);
 const isLoss = (name: string) => /loss/i.test(name);

@@ -70,6 +70,8 @@ test("a chart whose points all sit at one step is drawn against time", () => {
   assert.equal(drawnAxis("step", [[0, 1]], "time"), "step");
   assert.equal(drawnAxis("step", [], "time"), "step");
   assert.equal(drawnAxis("relative", [[0, 0]], "wall"), "relative");
+  assert.equal(drawnAxis("step", [[0, 1, 2]], "time", ["sys/cpu.percentage.avg"]), "time", "system metrics: against time");
+  assert.equal(drawnAxis("step", [[0, 1, 2]], "wall", ["sys/gpu", "train/loss"]), "step", "a panel mixing them keeps steps");
 });
 
 test("aligning runs unions their x values and fills the rest with null", () => {

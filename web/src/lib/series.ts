@@ -3,6 +3,7 @@
 // every non-finite kind per bucket, docs/api.md "Sampling"): each step below keeps every point it
 // is given, and every non-finite one becomes a marker, so a divergence shows at any zoom.
 
+import { isSystem } from "./metric-choice.ts";
 import { type ValueFlag, valueFlagOfFlags } from "../../../src/domain/shared-with-ui.ts";
 import type { BatchSeries, MetricPoint } from "../types.ts";
 import { smooth } from "./smoothing.ts";
@@ -97,12 +98,19 @@ export function mergePoints<P extends Point>(existing: readonly P[], incoming: r
 }
 
 /**
- * The x axis a chart draws on: against steps, a series whose points all sit at one step (MLflow's
- * `log_metric` without a step logs every value at step 0) would be a vertical line, so such a
- * chart is drawn against time instead (`timeAxis`: the caller's name for its time axis).
+ * The x axis a chart draws on (`timeAxis`: the caller's name for its time axis). Against steps, a
+ * chart of system metrics only (`sys/…`: their steps count the client's samples, not training
+ * steps) is drawn against time, and so is one whose points all sit at one step (MLflow's
+ * `log_metric` without a step logs every value at step 0), which would be a vertical line.
  */
-export function drawnAxis<A extends string, T extends string>(axis: A, stepsOfSeries: readonly (readonly number[])[], timeAxis: T): A | T {
+export function drawnAxis<A extends string, T extends string>(
+  axis: A,
+  stepsOfSeries: readonly (readonly number[])[],
+  timeAxis: T,
+  logNames: readonly string[] = [],
+): A | T {
   if (axis !== "step") return axis;
+  if (logNames.length > 0 && logNames.every(isSystem)) return timeAxis;
   const steps = new Set(stepsOfSeries.flat());
   return steps.size === 1 && stepsOfSeries.some((steps) => steps.length > 1) ? timeAxis : axis;
 }

@@ -98,6 +98,7 @@ export function ComparePage({ projectName, runIds: requested }: { projectName: s
       settings.xAxis,
       points.data.map((runPoints) => runPoints.map((point) => point.step)),
       "time",
+      [metric],
     );
     const drawn = { ...settings, xAxis };
     const perRun = points.data.map((runPoints, index) => runSeries(runPoints, drawn, nameOf(runIds[index]!), runColor(runIds[index]!)));

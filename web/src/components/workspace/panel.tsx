@@ -152,7 +152,7 @@ export function WorkspacePanel({
     // Zoomed, the window's series (read for every run shown when zooming) stand in for the feed's.
     const source = zoomed ? (runId: number, logName: string) => windowSeries(zoomed.series, runId, logName) : seriesOf;
     const shownSteps = (onScreen ? runs : []).flatMap((run) => panel.logNames.map((logName) => source(run.id, logName)?.steps ?? []));
-    const xAxis = drawnAxis(options.xAxis, shownSteps, "wall");
+    const xAxis = drawnAxis(options.xAxis, shownSteps, "wall", panel.logNames);
     const drawnOptions = { ...options, xAxis };
     for (const run of onScreen ? runs : []) {
       const color = runColor(run.id);
