@@ -11,6 +11,7 @@ import { ChartControls, DEFAULT_CHART_SETTINGS } from "../components/run/charts.
 import { POINTS_PER_CHART } from "../components/run/series-feed.ts";
 import { useAsync, useStoredState } from "../hooks.ts";
 import { formatNumber, formatValue } from "../lib/format.ts";
+import { defaultMetric } from "../lib/metric-choice.ts";
 import { endKind } from "../lib/series-end.ts";
 import { runColor } from "../lib/run-color.ts";
 import { drawnAxis, overlayRuns, pointsOfBatch, runSeries, stepsOfRange } from "../lib/series.ts";
@@ -35,8 +36,17 @@ function LastPointCell({ lastPoint }: { lastPoint: LastPoint | null | undefined 
   );
 }
 
-/** The requested runs that exist in the project, in order (an unknown or other-project ID is left out). */
+/**
+ * The requested runs that exist in the project, in order (an unknown or other-project ID is left
+ * out): the comparison of a metric they have lists them, two requests whatever the number of runs;
+ * runs without any metric are asked for one by one.
+ */
 async function runsInProject(projectName: string, runIds: number[]): Promise<number[]> {
+  const metric = defaultMetric((await api.metricNames(projectName, runIds)).metricNames);
+  if (metric) {
+    const compared = new Set((await api.compare(projectName, runIds, metric)).runs.map((run) => run.runId));
+    return runIds.filter((runId) => compared.has(runId));
+  }
   const found = await Promise.all(
     runIds.map((runId) =>
       api.run(runId).then(
