@@ -303,7 +303,10 @@ describe("the project workspace", () => {
 
   it("adds a panel with train/loss and val/loss together, first, and keeps it after a reload", async () => {
     await page.getByTestId("add-panel").click();
-    await page.getByTestId("add-panel-metrics").selectOption(["train/loss", "val/loss"]);
+    // Plain clicks, no modifier keys: each ticks one more metric.
+    await page.getByTestId("add-panel-metrics").getByLabel("train/loss").check();
+    await page.getByTestId("add-panel-metrics").getByLabel("val/loss").check();
+    await shot(page, "37-add-panel-picker");
     await page.getByTestId("add-panel-confirm").click();
     const custom = panel("custom:1");
     await custom.locator(".chart-canvas[data-drawn=true]").waitFor();

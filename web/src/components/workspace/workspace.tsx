@@ -49,21 +49,19 @@ function AddPanel({ metricNames, onAdd }: { metricNames: readonly string[]; onAd
         Add panel
       </button>
     );
+  // Ticked one by one, no modifier keys (a <select multiple> needed Ctrl-click to take a second metric).
+  const toggle = (name: string, on: boolean) => setChosen(on ? [...chosen, name] : chosen.filter((other) => other !== name));
   return (
     <span class="add-panel">
-      <select
-        multiple
-        size={Math.min(6, Math.max(2, metricNames.length))}
-        aria-label="Metrics of the new panel"
-        data-testid="add-panel-metrics"
-        onChange={(event) => setChosen([...event.currentTarget.selectedOptions].map((option) => option.value))}
-      >
+      <fieldset class="add-panel-metrics" data-testid="add-panel-metrics">
+        <legend>Metrics of the new panel</legend>
         {metricNames.map((name) => (
-          <option key={name} value={name} selected={chosen.includes(name)}>
+          <label key={name}>
+            <input type="checkbox" checked={chosen.includes(name)} onChange={(event) => toggle(name, event.currentTarget.checked)} />
             {name}
-          </option>
+          </label>
         ))}
-      </select>
+      </fieldset>
       <button
         type="button"
         disabled={chosen.length === 0}
