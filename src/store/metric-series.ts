@@ -42,6 +42,9 @@ export function lastTimeAfter(storedLastTime: number | null, storedLastStep: num
   return last >= 0 && (storedLastStep === null || written.steps[last]! >= storedLastStep) ? written.times[last]! : storedLastTime;
 }
 
+/** The rule a series is written by: Stepwise's "replace-step" unless it says otherwise (MLflow's routes). */
+export const ruleOf = (series: { rule?: PointRule }): PointRule => series.rule ?? "replace-step";
+
 /**
  * The common case of ingest: every incoming point comes after the stored ones in the point order,
  * so nothing is replaced or interleaved. Under MLflow's rule a point at the last step comes after

@@ -3,7 +3,15 @@ import { logGroupOf } from "../../domain/log-names.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { columnsOf, concatColumns, decodeChunk, SMALL_CHUNK_POINTS, type PointColumns } from "../metric-chunks.js";
 import type { PointRule } from "../../domain/metric-points.js";
-import { appendsAfterLastPoint, lastTimeAfter, mergeIntoStored, planAppend, widenedRange, type ChunkMeta } from "../metric-series.js";
+import {
+  appendsAfterLastPoint,
+  lastTimeAfter,
+  mergeIntoStored,
+  planAppend,
+  ruleOf,
+  widenedRange,
+  type ChunkMeta,
+} from "../metric-series.js";
 import { METRIC_COLUMNS, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricSeries } from "../store.js";
 import type { Async } from "../workflow.js";
@@ -83,7 +91,7 @@ async function appendRound(sql: Sql, runId: number, round: MetricSeries[], now: 
   for (const one of round) {
     const metric = locked.get(one.logName)!;
     const incoming = columnsOf(one.steps, one.values, one.times, now);
-    const rule = one.rule ?? "replace-step";
+    const rule = ruleOf(one);
     if (appendsAfterLastPoint({ lastStep: metric.last_step, lastTime: metric.last_time }, incoming, rule))
       appends.push({ metric, incoming });
     else merges.push({ metric, incoming, rule });

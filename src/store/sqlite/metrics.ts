@@ -3,7 +3,15 @@ import { ALL_STEPS } from "../../domain/lineage.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
 import { columnsOf, concatColumns, type PointColumns } from "../metric-chunks.js";
 import type { PointRule } from "../../domain/metric-points.js";
-import { appendsAfterLastPoint, lastTimeAfter, mergeIntoStored, planAppend, widenedRange, type ChunkMeta } from "../metric-series.js";
+import {
+  appendsAfterLastPoint,
+  lastTimeAfter,
+  mergeIntoStored,
+  planAppend,
+  ruleOf,
+  widenedRange,
+  type ChunkMeta,
+} from "../metric-series.js";
 import { METRIC_COLUMNS, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricWriteOperations } from "../workflows/metric-writes.js";
 import type { Statements } from "./statements.js";
@@ -40,7 +48,7 @@ export function sqliteMetricWrites(s: Statements): MetricWriteOperations {
         // Read for each series: a name sent twice in one batch is applied over its first series.
         const stored = metric.get(runId, one.logName) as MetricRow;
         const incoming = columnsOf(one.steps, one.values, one.times, now);
-        const rule = one.rule ?? "replace-step";
+        const rule = ruleOf(one);
         const { summary, written } = appendsAfterLastPoint({ lastStep: stored.last_step, lastTime: stored.last_time }, incoming, rule)
           ? appendAfterLastPoint(s, stored, incoming)
           : mergeIntoStoredPoints(s, stored, incoming, rule);
