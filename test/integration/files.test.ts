@@ -410,8 +410,9 @@ for (const target of BLOB_TARGETS) {
         // The whole file would add 200 MB; parts in flight and garbage not yet collected add tens
         // (64 to 101 MB measured through S3 on a loaded machine), so 150 MB still tells them apart.
         assert.ok(peakKb - idleKb < 150 * 1024, `server RSS grew ${Math.round((peakKb - idleKb) / 1024)} MB while moving a 200 MB file`);
-        // The AWS SDK alone takes about 15 MB, so this absolute bound is the data directory's.
-        if (target.name === "data directory") assert.ok(peakKb < 160 * 1024, `server peak RSS ${Math.round(peakKb / 1024)} MB`);
+        // Without S3's parts in flight the data directory grows far less (about 40 MB measured under the
+        // whole suite's load, whose idle RSS varies from run to run, so the bound is on growth, not on the peak).
+        if (target.name === "data directory") assert.ok(peakKb - idleKb < 100 * 1024, `server RSS grew ${Math.round((peakKb - idleKb) / 1024)} MB`);
       } finally {
         server.child.kill("SIGTERM");
         await server.exited;
