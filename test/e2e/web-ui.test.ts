@@ -192,7 +192,7 @@ describe("web UI in headless Chromium", () => {
       .locator("input")
       .check();
     await page
-      .locator("[data-testid=column-choices] label", { hasText: /Metric \(last value\)\s+train\/acc$/ })
+      .locator("[data-testid=column-choices] label", { hasText: /Metric\s+train\/acc$/ })
       .locator("input")
       .check();
     await page.locator("th[data-column='config.lr']").waitFor();

@@ -15,7 +15,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { bucketsForRuns } from "../../src/domain/metric-batch.js";
-import { runColor } from "../../web/src/lib/run-color.js";
+import { assignRunColors } from "../../web/src/lib/run-color.js";
 import { launchBrowser } from "../helpers/browser.js";
 import type { ApiClient } from "../helpers/client.js";
 import { ingest, toNdjson } from "../helpers/ingest.js";
@@ -139,8 +139,11 @@ describe("the project workspace", () => {
     const shown = (await panel("train/loss").getAttribute("data-runs"))!.split(",").map(Number);
     assert.equal(shown.length, 20);
     assert.equal(await drawn("train/loss").getAttribute("data-lines"), "20");
-    // Every run's line is on the canvas in its colour (each line is drawn through its own points).
-    const colours = new Set(shown.map((runId) => runColor(runId)));
+    // Every run's line is on the canvas in its colour (each line is drawn through its own points),
+    // 20 runs in 20 distinct colours.
+    const assigned = assignRunColors(shown, new Map(), false);
+    const colours = new Set(shown.map((runId) => assigned.get(runId)!));
+    assert.equal(colours.size, 20);
     const drawnColours = await drawn("train/loss")
       .locator("canvas")
       .evaluate(
@@ -259,12 +262,15 @@ describe("the project workspace", () => {
     await drawn("train/loss").waitFor();
     const canvas = drawn("train/loss");
     assert.ok(Number(await canvas.getAttribute("data-nonfinite")) >= 1, "the +Inf is kept");
-    assert.equal(await canvas.getAttribute("data-marker-colors"), runColor(ids[0]!));
+    // The runs drawn are coloured as a set (the workspace's runs, hidden ones included).
+    const drawnRuns = (await panel("train/loss").getAttribute("data-runs"))!.split(",").map(Number);
+    const colourOfFirst = assignRunColors(drawnRuns, new Map(), false).get(ids[0]!);
+    assert.equal(await canvas.getAttribute("data-marker-colors"), colourOfFirst);
     assert.equal(await canvas.getAttribute("data-bands"), "1", "a band for the one downsampled series (2,000 steps at 250 buckets)");
     // The run's table swatch has the same colour.
     assert.equal(
       await page.locator(`[data-testid=runs-table] tr[data-run-id='${ids[0]}'] .swatch`).getAttribute("data-color"),
-      runColor(ids[0]!),
+      colourOfFirst,
     );
     await panel("train/loss").scrollIntoViewIfNeeded();
     await shot(page, "31-workspace-inf-band");

@@ -32,6 +32,27 @@ export interface ChartProps {
   rules?: { x: number; label: string }[];
   onZoom?: (min: number, max: number) => void;
   onReset?: () => void;
+  /** The lines whose `key` this is stay bright, the others fade (null: all bright). */
+  highlighted?: string | null;
+  /** The `key` of the line nearest the pointer, as it moves from line to line (null: off every line). */
+  onHover?: (key: string | null) => void;
+}
+
+/** A faded line's opacity: the highlighted run's lines stand out, the others stay in sight. */
+const FADED = 0.15;
+
+/** Fades every line but the highlighted ones; redraws only when a line's opacity changes. */
+function applyHighlight(plot: uPlot, series: readonly ChartSeries[], highlighted: string | null | undefined): void {
+  let changed = false;
+  for (const [index, line] of series.entries()) {
+    const alpha = highlighted === null || highlighted === undefined || line.key === highlighted ? 1 : FADED;
+    const drawn = plot.series[index + 1];
+    if (drawn && drawn.alpha !== alpha) {
+      drawn.alpha = alpha;
+      changed = true;
+    }
+  }
+  if (changed) plot.redraw(false);
 }
 
 function drawRules(plot: uPlot, rules: NonNullable<ChartProps["rules"]>): void {
@@ -288,8 +309,18 @@ export function Chart(props: ChartProps) {
         })),
       ],
       legend: { live: true, show: !props.sortedTooltip },
-      cursor: { drag: { x: true, y: false, setScale: false } },
+      // The nearest line is found within 24 px of the pointer (uPlot's focus), and only reported:
+      // fading is done by the highlight, the same in every chart of the page.
+      focus: { alpha: 1 },
+      cursor: { drag: { x: true, y: false, setScale: false }, focus: { prox: props.onHover ? 24 : -1 } },
       hooks: {
+        setSeries: [
+          (_u, index, change) => {
+            // uPlot's types name the change a Series; what it passes is {show?, focus?}.
+            if ((change as { focus?: boolean }).focus === undefined) return;
+            latest.current.onHover?.(index === null ? null : (latest.current.series[index - 1]?.key ?? null));
+          },
+        ],
         setSelect: [
           (u) => {
             if (u.select.width < 2) return;
@@ -313,6 +344,7 @@ export function Chart(props: ChartProps) {
       },
     };
     const instance = new uPlot(options, alignedData(props), element);
+    applyHighlight(instance, props.series, props.highlighted);
     drawnData.current = props.series;
     drawnBands.current = props.bands;
     plot.current = instance;
@@ -325,6 +357,9 @@ export function Chart(props: ChartProps) {
     }
     const onDoubleClick = () => latest.current.onReset?.();
     instance.over.addEventListener("dblclick", onDoubleClick);
+    // uPlot reports no focus change when the pointer leaves the chart on a line.
+    const onLeave = () => latest.current.onHover?.(null);
+    instance.over.addEventListener("mouseleave", onLeave);
     // An observer reports the size it starts with too: drawing again at the same size would double the first paint.
     const resize = new ResizeObserver(() => {
       const width = Math.max(element.clientWidth, 200);
@@ -348,6 +383,10 @@ export function Chart(props: ChartProps) {
     plot.current.setData(alignedData(props));
   }, [props.series]);
 
+  useEffect(() => {
+    if (plot.current) applyHighlight(plot.current, props.series, props.highlighted);
+  }, [props.highlighted, props.series]);
+
   // New bands with the same lines only need a redraw; a chart just built draws its own.
   useEffect(() => {
     if (!plot.current || drawnBands.current === props.bands) return;
@@ -364,6 +403,7 @@ export function Chart(props: ChartProps) {
       data-marker-colors={[...new Set(props.markers.map((marker) => marker.color))].join(" ")}
       data-lines={props.series.filter((series) => !series.faint).length}
       data-bands={props.bands?.length ?? 0}
+      data-highlighted={props.highlighted ?? undefined}
     />
   );
 }

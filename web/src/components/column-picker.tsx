@@ -1,13 +1,10 @@
-// Choose config keys, system metadata keys and summary metrics as extra runs-table columns.
+// Choose config keys, system metadata keys and summary metrics as extra runs-table columns, or go
+// back to the defaults (lib/run-columns.ts).
 
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { useAsync } from "../hooks.ts";
-
-export interface Column {
-  source: "config" | "systemMetadata" | "summary";
-  key: string;
-}
+import type { Column } from "../lib/run-columns.ts";
 
 /** Keys seen in the newest runs' configs and metadata, plus the project's metric names. */
 async function loadChoices(projectName: string): Promise<Column[]> {
@@ -24,16 +21,20 @@ async function loadChoices(projectName: string): Promise<Column[]> {
   ];
 }
 
-const SOURCE_LABELS: Record<Column["source"], string> = { config: "Config", systemMetadata: "System", summary: "Metric (last value)" };
+const SOURCE_LABELS: Record<Column["source"], string> = { config: "Config", systemMetadata: "System", summary: "Metric" };
 
 export function ColumnPicker({
   projectName,
   columns,
+  chosen,
   onChange,
 }: {
   projectName: string;
   columns: Column[];
-  onChange: (columns: Column[]) => void;
+  /** Whether the columns were chosen (else they are the defaults). */
+  chosen: boolean;
+  /** The new columns; null goes back to the defaults. */
+  onChange: (columns: Column[] | null) => void;
 }) {
   const [open, setOpen] = useState(false);
   const [search, setSearch] = useState("");
@@ -47,7 +48,14 @@ export function ColumnPicker({
 
   return (
     <details class="panel" open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
-      <summary>Columns {columns.length > 0 ? `(${columns.length} chosen)` : ""}</summary>
+      <summary>
+        Columns ({columns.length} {chosen ? "chosen" : "by default: the keys that differ, the main metrics"})
+      </summary>
+      {chosen && (
+        <button type="button" class="link" onClick={() => onChange(null)} data-testid="default-columns">
+          back to the default columns
+        </button>
+      )}
       <input
         type="search"
         placeholder="Find a key or metric"

@@ -24,3 +24,17 @@ export function defaultMetric(names: readonly string[]): string {
   }
   return names[0] ?? "";
 }
+
+/**
+ * The metrics the runs table shows by default: up to `count` of `names` that are not system
+ * metrics, validation losses first, then other validation metrics, then losses, then the rest.
+ */
+export function mainMetrics(names: readonly string[], count = 3): string[] {
+  const rank = (name: string) => (isValidation(name) ? 0 : 2) + (isLoss(name) ? 0 : 1);
+  return names
+    .filter((name) => !isSystem(name))
+    .map((name, index) => ({ name, index }))
+    .sort((a, b) => rank(a.name) - rank(b.name) || a.index - b.index)
+    .slice(0, count)
+    .map(({ name }) => name);
+}

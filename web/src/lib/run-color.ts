@@ -1,6 +1,7 @@
-// A run's colour: the same everywhere it is drawn (table swatch, workspace panels, comparison, run
-// page), derived from the run's ID alone, never from its position in a list, so a run keeps its
-// colour when the table is sorted, filtered or paged.
+// Run colours. Where runs are drawn together (the project page's table and workspace, compare) the
+// shown set is coloured as a whole (assignRunColors): no two of the first 20 share a colour, and a
+// run keeps its colour while the set stays the same, whatever the table's order. Alone (the run
+// page), a run takes a colour from its ID (runColor). A colour the user picked wins in both.
 
 /** Twenty colours that stay apart on white and on each other (Tableau 10 and its darker partners). */
 export const RUN_PALETTE = [
@@ -83,7 +84,53 @@ export const DARK_RUN_PALETTE = RUN_PALETTE.map((color) => readableOn(color, DAR
 const darkScheme = typeof matchMedia === "function" ? matchMedia("(prefers-color-scheme: dark)") : null;
 const prefersDark = () => darkScheme?.matches ?? false;
 
-/** The colour of a run: a hash of its ID into RUN_PALETTE (its lightened twin in the dark scheme). */
-export function runColor(runId: number, dark = prefersDark()): string {
+/** A colour the user picked, lightened like the palette in the dark scheme. */
+const shownColor = (color: string, dark: boolean) => (dark ? readableOn(color, DARK_SURFACE, 3) : color);
+
+/** The colour of a run drawn alone: the one picked for it, else a hash of its ID into RUN_PALETTE (its lightened twin in the dark scheme). */
+export function runColor(runId: number, picked?: string, dark = prefersDark()): string {
+  if (picked) return shownColor(picked, dark);
   return (dark ? DARK_RUN_PALETTE : RUN_PALETTE)[mix(runId) % RUN_PALETTE.length]!;
+}
+
+/**
+ * Colours of runs drawn together. Picked colours are kept; the other runs, in ascending ID order
+ * (so sorting the table changes nothing, and a new run takes the next colour), take the palette's
+ * colours in turn, first those no picked colour took; past the palette's 20, it starts again, so
+ * two runs sharing a colour are 20 runs apart.
+ */
+export function assignRunColors(runIds: Iterable<number>, picked: ReadonlyMap<number, string>, dark = prefersDark()): Map<number, string> {
+  const palette = dark ? DARK_RUN_PALETTE : RUN_PALETTE;
+  const ids = [...new Set(runIds)].sort((a, b) => a - b);
+  const taken = new Set(ids.flatMap((id) => (picked.has(id) ? [picked.get(id)!.toLowerCase()] : [])));
+  const free = RUN_PALETTE.flatMap((color, index) => (taken.has(color) ? [] : [palette[index]!]));
+  const order = free.length > 0 ? free : palette;
+  const colors = new Map<number, string>();
+  let next = 0;
+  for (const id of ids) {
+    const own = picked.get(id);
+    colors.set(id, own ? shownColor(own, dark) : order[next++ % order.length]!);
+  }
+  return colors;
+}
+
+/** Where a project's picked run colours are kept in this browser. */
+export const pickedColorsStorageKey = (projectName: string) => `stepwise.runColors.${projectName}`;
+
+const HEX_COLOR = /^#[0-9a-f]{6}$/i;
+
+/** Stored picks, `[[runId, "#rrggbb"], …]`: anything else in the text is left out. */
+export function parsePickedColors(text: string | null): Map<number, string> {
+  try {
+    const stored: unknown = text === null ? [] : JSON.parse(text);
+    if (!Array.isArray(stored)) return new Map();
+    return new Map(
+      stored.filter(
+        (pair): pair is [number, string] =>
+          Array.isArray(pair) && Number.isSafeInteger(pair[0]) && typeof pair[1] === "string" && HEX_COLOR.test(pair[1]),
+      ),
+    );
+  } catch {
+    return new Map();
+  }
 }

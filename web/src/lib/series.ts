@@ -41,6 +41,8 @@ export interface ChartSeries {
   faint?: boolean;
   /** A dashed line (a panel's second and later metrics). */
   dash?: boolean;
+  /** What the line belongs to (a run's ID): the lines the chart's `highlighted` names stay bright. */
+  key?: string;
   /**
    * The line's own points, where `values` is one of several runs' lines on their shared x axis:
    * the chart draws these instead of walking the shared axis, which is mostly other runs' x.

@@ -8,12 +8,13 @@ import { Chart } from "../components/chart.tsx";
 import { ErrorNote, Loading, PageTitle, ProjectCrumb, StatusBadge } from "../components/common.tsx";
 import { MetricSelect, useMetricChoice } from "../components/metric-select.tsx";
 import { ChartControls, DEFAULT_CHART_SETTINGS } from "../components/run/charts.tsx";
+import { usePickedColors } from "../components/workspace/stored.ts";
 import { POINTS_PER_CHART } from "../components/run/series-feed.ts";
 import { useAsync, useStoredState } from "../hooks.ts";
 import { formatNumber, formatValue } from "../lib/format.ts";
 import { defaultMetric } from "../lib/metric-choice.ts";
 import { endKind } from "../lib/series-end.ts";
-import { runColor } from "../lib/run-color.ts";
+import { assignRunColors, runColor } from "../lib/run-color.ts";
 import { drawnAxis, overlayRuns, pointsOfBatch, runSeries, stepsOfRange } from "../lib/series.ts";
 import { differingKeys } from "../lib/tree.ts";
 import { batchPlan } from "../lib/workspace.ts";
@@ -65,6 +66,10 @@ export function ComparePage({ projectName, runIds: requested }: { projectName: s
   // An unknown run ID is said, not waited for: only the runs that exist are compared.
   const known = useAsync(() => runsInProject(projectName, requested), [projectName, requested.join(",")]);
   const runIds = known.data ?? [];
+  // The compared runs are coloured as a set, with the colours picked for them in the project's table.
+  const { picked } = usePickedColors(projectName);
+  const colors = useMemo(() => assignRunColors(runIds, picked), [runIds.join(","), picked]);
+  const colorOf = (runId: number) => colors.get(runId) ?? runColor(runId, picked.get(runId));
   const missing = known.data ? requested.filter((runId) => !known.data!.includes(runId)) : [];
   const { names, metric } = useMetricChoice(projectName, known.data && runIds.length > 0 ? runIds : requested);
   const [settings, setSettings] = useStoredState("stepwise.chartSettings", DEFAULT_CHART_SETTINGS);
@@ -111,9 +116,9 @@ export function ComparePage({ projectName, runIds: requested }: { projectName: s
       [metric],
     );
     const drawn = { ...settings, xAxis };
-    const perRun = points.data.map((runPoints, index) => runSeries(runPoints, drawn, nameOf(runIds[index]!), runColor(runIds[index]!)));
+    const perRun = points.data.map((runPoints, index) => runSeries(runPoints, drawn, nameOf(runIds[index]!), colorOf(runIds[index]!)));
     return { ...overlayRuns(perRun), xAxis };
-  }, [points.data, settings, comparison.data]); // run names come with the comparison
+  }, [points.data, settings, comparison.data, colors]); // run names come with the comparison
 
   const configs = runs.map((run) => run.config);
   const flats = configs.map((config) => flatten(config as Json));
@@ -201,7 +206,7 @@ export function ComparePage({ projectName, runIds: requested }: { projectName: s
           {runs.map((run) => (
             <tr key={run.runId}>
               <td>
-                <span class="swatch" style={{ background: runColor(run.runId) }} />
+                <span class="swatch" style={{ background: colorOf(run.runId) }} />
                 <Link href={runPath(projectName, run.runId)} class="truncate run-name" title={run.runName}>
                   {run.runName}
                 </Link>

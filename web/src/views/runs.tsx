@@ -3,29 +3,34 @@
 // On a wide window the table and the charts workspace sit side by side, each pane scrolling on its
 // own (workspace.css); on a narrow one the workspace follows the table.
 
-import { useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { RUN_STATUSES, runSortOf } from "../../../src/domain/shared-with-ui.ts";
 import { api } from "../api.ts";
 import { ErrorNote, Loading, PageTitle, Pager, StatusBadge, TimeAgo, TruncatedTags } from "../components/common.tsx";
-import { ColumnPicker, type Column } from "../components/column-picker.tsx";
+import { ColumnPicker } from "../components/column-picker.tsx";
 import { FilterBuilder } from "../components/filter-builder.tsx";
+import { highlightRun, RunColors, useHighlightedRun } from "../components/run-colors.tsx";
 import { RunIdentity } from "../components/workspace/run-identity.tsx";
+import { Splitter, useSplit } from "../components/workspace/split.tsx";
+import { usePickedColors } from "../components/workspace/stored.ts";
 import { Workspace } from "../components/workspace/workspace.tsx";
 import { useAsync, useInterval, useStoredState } from "../hooks.ts";
 import { formatNumber, formatRunDuration, formatValue } from "../lib/format.ts";
+import { assignRunColors, runColor } from "../lib/run-color.ts";
+import { AGGREGATES, type Aggregate, type Column, columnId, defaultColumns, parseColumns } from "../lib/run-columns.ts";
 import { divergedRunMark, endKind } from "../lib/series-end.ts";
 import { Link, comparePath, leaderboardPath, navigate, runPath, setQuery, useLocation } from "../router.tsx";
 import type { Comparison, RunListItem } from "../types.ts";
 
 const PAGE_SIZE = 50;
 
-/** The API's sort key of a column, or undefined when the run list cannot sort by it (the server's runSortOf decides). */
-function sortKey(column: string): string | undefined {
-  const key = column.startsWith("summary.")
-    ? `summary_metrics.${column.slice("summary.".length)}`
-    : column === "displayId"
-      ? "createdAt" // display numbers grow with creation
-      : column;
+/**
+ * The API's sort key of a column, or undefined when the run list cannot sort by it (the server's
+ * runSortOf decides): it sorts by a metric's last finite value, not by its minimum or maximum.
+ */
+function sortKey(id: string, column?: Column): string | undefined {
+  if (column?.aggregate && column.aggregate !== "last") return undefined;
+  const key = column?.source === "summary" ? `summary_metrics.${column.key}` : id === "displayId" ? "createdAt" : id; // display numbers grow with creation
   return runSortOf(key) ? key : undefined;
 }
 
@@ -49,6 +54,18 @@ async function loadSummaries(projectName: string, runs: RunListItem[], metrics: 
     }),
   );
   return values;
+}
+
+/** The default columns for the runs a selection shows first (the table's first page, newest first). */
+async function loadDefaultColumns(projectName: string, selection: { search: string; tags: string; status: string; filter: string }) {
+  const [sample, names] = await Promise.all([
+    api.listRuns({ projectName, ...selection, limit: PAGE_SIZE, offset: 0, includeFieldValues: "true" }),
+    api.metricNames(projectName),
+  ]);
+  return defaultColumns(
+    sample.runs.map((run) => run._flatConfig ?? {}),
+    names.metricNames,
+  );
 }
 
 /** A metric column's cell: the last finite value, after the non-finite end of a diverged series. */
@@ -85,13 +102,30 @@ export function RunsPage({ projectName }: { projectName: string }) {
   const sort = query.get("sort") ?? "-createdAt";
   const filter = query.get("filter") ?? "";
   const offset = Number(query.get("offset") ?? 0) || 0;
-  const [columns, setColumns] = useStoredState<Column[]>(`stepwise.columns.${projectName}`, []);
-  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const [storedColumns, setColumns] = useStoredState<unknown>(`stepwise.columns.${projectName}`, null);
+  const chosenColumns = parseColumns(storedColumns);
+  // Until columns are chosen, the sweep's: the config keys that differ between the selection's runs, the main metrics.
+  const defaults = useAsync(
+    () => (chosenColumns === null ? loadDefaultColumns(projectName, { search, tags, status, filter }) : Promise.resolve([])),
+    [projectName, chosenColumns === null, search, tags, status, filter],
+  );
+  const columns = chosenColumns ?? defaults.data ?? [];
+  // The ticked runs, kept whole: "charts: ticked runs only" draws them wherever they were ticked (any page).
+  const [selected, setSelected] = useState<Map<number, RunListItem>>(new Map());
+  const [tickedOnly, setTickedOnly] = useState(false);
+  const [split, setSplit] = useSplit();
+  // The runs the workspace draws (hidden ones too: hiding a run keeps the others' colours) are
+  // coloured as a set; a row beyond them takes its own colour.
+  const [chartRunIds, setChartRunIds] = useState<readonly number[]>([]);
+  const { picked } = usePickedColors(projectName);
+  const colors = useMemo(() => assignRunColors(chartRunIds, picked), [chartRunIds, picked]);
+  const colorOf = useCallback((runId: number) => colors.get(runId) ?? runColor(runId, picked.get(runId)), [colors, picked]);
+  const highlighted = useHighlightedRun();
   const [searchText, setSearchText] = useState(search);
   useEffect(() => setSearchText(search), [search]);
 
   const fieldColumns = columns.filter((column) => column.source !== "summary");
-  const metricColumns = columns.filter((column) => column.source === "summary").map((column) => column.key);
+  const metricColumns = [...new Set(columns.filter((column) => column.source === "summary").map((column) => column.key))];
   const runs = useAsync(
     () =>
       api.listRuns({
@@ -113,219 +147,279 @@ export function RunsPage({ projectName }: { projectName: string }) {
   // While a run of the page runs, its duration, status and metric values move: reload the page.
   useInterval(runs.reload, LIVE_INTERVAL_MS, runs.data?.runs.some((run) => run.status === "RUNNING") ?? false);
 
-  const headers: { id: string; label: string }[] = [
+  const headers: { id: string; label: string; column?: Column }[] = [
     { id: "status", label: "Status" },
     { id: "name", label: "Name" },
     { id: "displayId", label: "ID" },
     { id: "tags", label: "Tags" },
     { id: "createdAt", label: "Created" },
     { id: "duration", label: "Duration" },
-    ...columns.map((column) => ({ id: `${column.source}.${column.key}`, label: column.key })),
+    ...columns.map((column) => ({ id: columnId(column), label: column.key, column })),
   ];
-  const toggleSort = (id: string) => {
-    const key = sortKey(id);
+  const toggleSort = (id: string, column?: Column) => {
+    const key = sortKey(id, column);
     if (key) setQuery({ sort: sort === key ? `-${key}` : key, offset: undefined });
   };
   const pageIds = runs.data?.runs.map((run) => run.id) ?? [];
   const pageSelected = pageIds.filter((id) => selected.has(id)).length;
   // Select-all selects (or, when all are selected, clears) the runs of the page.
   const toggleAll = () => {
-    const next = new Set(selected);
-    for (const id of pageIds) {
-      if (pageSelected === pageIds.length) next.delete(id);
-      else next.add(id);
+    const next = new Map(selected);
+    for (const run of runs.data?.runs ?? []) {
+      if (pageSelected === pageIds.length) next.delete(run.id);
+      else next.set(run.id, run);
     }
     setSelected(next);
   };
-  const toggle = (runId: number) => {
-    const next = new Set(selected);
-    if (next.has(runId)) next.delete(runId);
-    else next.add(runId);
+  const toggle = (run: RunListItem) => {
+    const next = new Map(selected);
+    if (next.has(run.id)) next.delete(run.id);
+    else next.set(run.id, run);
     setSelected(next);
   };
+  const tickedRuns = useMemo(() => [...selected.values()], [selected]);
+  const setAggregate = (column: Column, aggregate: Aggregate) =>
+    setColumns(columns.map((other) => (other === column ? { ...other, aggregate } : other)));
   const cell = (run: RunListItem, column: Column) => {
-    if (column.source === "summary") return <SummaryCell stats={summaries.data?.get(`${run.id}|${column.key}`)} />;
+    if (column.source === "summary") {
+      const stats = summaries.data?.get(`${run.id}|${column.key}`);
+      if (column.aggregate === "min" || column.aggregate === "max") return formatNumber(stats?.[column.aggregate]);
+      return <SummaryCell stats={stats} />;
+    }
     const values = column.source === "config" ? run._flatConfig : run._flatSystemMetadata;
     return formatValue(values?.[column.key]);
   };
   const now = Date.now();
 
   return (
-    <section class="runs-page">
-      <PageTitle title={projectName}>
-        <nav class="actions" aria-label="Project">
-          <Link href={leaderboardPath(projectName)}>Leaderboard</Link>
-          <button
-            type="button"
-            disabled={selected.size < 1}
-            onClick={() => navigate(comparePath(projectName, [...selected]))}
-            data-testid="compare-selected"
-          >
-            Compare {selected.size > 0 ? `(${selected.size})` : ""}
-          </button>
-        </nav>
-      </PageTitle>
+    <RunColors.Provider value={colorOf}>
+      <section class="runs-page">
+        <PageTitle title={projectName}>
+          <nav class="actions" aria-label="Project">
+            <Link href={leaderboardPath(projectName)}>Leaderboard</Link>
+            <button
+              type="button"
+              disabled={selected.size < 1}
+              onClick={() => navigate(comparePath(projectName, [...selected.keys()]))}
+              data-testid="compare-selected"
+            >
+              Compare {selected.size > 0 ? `(${selected.size})` : ""}
+            </button>
+            <label title="Draw only the ticked runs in the charts">
+              <input
+                type="checkbox"
+                data-testid="ticked-only"
+                checked={tickedOnly}
+                disabled={selected.size === 0 && !tickedOnly}
+                onChange={(event) => setTickedOnly(event.currentTarget.checked)}
+              />
+              charts: ticked runs only
+            </label>
+            <button
+              type="button"
+              data-testid="toggle-charts"
+              aria-pressed={!split.chartsHidden}
+              onClick={() => setSplit({ ...split, chartsHidden: !split.chartsHidden })}
+            >
+              {split.chartsHidden ? "Show charts" : "Hide charts"}
+            </button>
+          </nav>
+        </PageTitle>
 
-      <form
-        class="toolbar"
-        role="search"
-        onSubmit={(event) => {
-          event.preventDefault();
-          setQuery({ search: searchText, offset: undefined });
-        }}
-      >
-        <label>
-          Name
-          <input
-            type="search"
-            placeholder="Search names"
-            value={searchText}
-            onInput={(event) => setSearchText(event.currentTarget.value)}
-          />
-        </label>
-        <label>
-          Tags
-          <input
-            type="text"
-            placeholder="tag1, tag2"
-            value={tags}
-            onChange={(event) => setQuery({ tags: event.currentTarget.value.trim(), offset: undefined })}
-          />
-        </label>
-        <fieldset class="statuses">
-          <legend>Status</legend>
-          {RUN_STATUSES.map((name) => {
-            const chosen = status.split(",").filter(Boolean);
-            return (
-              <label key={name}>
-                <input
-                  type="checkbox"
-                  checked={chosen.includes(name)}
-                  onChange={() =>
-                    setQuery({
-                      status: (chosen.includes(name) ? chosen.filter((s) => s !== name) : [...chosen, name]).join(","),
-                      offset: undefined,
-                    })
-                  }
-                />
-                {name.toLowerCase()}
-              </label>
-            );
-          })}
-        </fieldset>
-        <button type="submit">Search</button>
-      </form>
-      <FilterBuilder projectName={projectName} filter={filter} onApply={(text) => setQuery({ filter: text, offset: undefined })} />
-      <ColumnPicker projectName={projectName} columns={columns} onChange={setColumns} />
+        <form
+          class="toolbar"
+          role="search"
+          onSubmit={(event) => {
+            event.preventDefault();
+            setQuery({ search: searchText, offset: undefined });
+          }}
+        >
+          <label>
+            Name
+            <input
+              type="search"
+              placeholder="Search names"
+              value={searchText}
+              onInput={(event) => setSearchText(event.currentTarget.value)}
+            />
+          </label>
+          <label>
+            Tags
+            <input
+              type="text"
+              placeholder="tag1, tag2"
+              value={tags}
+              onChange={(event) => setQuery({ tags: event.currentTarget.value.trim(), offset: undefined })}
+            />
+          </label>
+          <fieldset class="statuses">
+            <legend>Status</legend>
+            {RUN_STATUSES.map((name) => {
+              const chosen = status.split(",").filter(Boolean);
+              return (
+                <label key={name}>
+                  <input
+                    type="checkbox"
+                    checked={chosen.includes(name)}
+                    onChange={() =>
+                      setQuery({
+                        status: (chosen.includes(name) ? chosen.filter((s) => s !== name) : [...chosen, name]).join(","),
+                        offset: undefined,
+                      })
+                    }
+                  />
+                  {name.toLowerCase()}
+                </label>
+              );
+            })}
+          </fieldset>
+          <button type="submit">Search</button>
+        </form>
+        <FilterBuilder projectName={projectName} filter={filter} onApply={(text) => setQuery({ filter: text, offset: undefined })} />
+        <ColumnPicker projectName={projectName} columns={columns} chosen={chosenColumns !== null} onChange={setColumns} />
 
-      <ErrorNote error={runs.error ?? summaries.error} />
-      <div class="runs-layout">
-        <div class="runs-pane">
-          {runs.loading && !runs.data && <Loading what="runs" />}
-          {runs.data && (
-            <>
-              <div class="table-scroll">
-                <table class="data-table runs-table" data-testid="runs-table" aria-busy={runs.loading}>
-                  <thead>
-                    <tr>
-                      <th scope="col" class="pin pin-select">
-                        <input
-                          type="checkbox"
-                          aria-label="Select all runs of the page"
-                          data-testid="select-all"
-                          checked={pageIds.length > 0 && pageSelected === pageIds.length}
-                          indeterminate={pageSelected > 0 && pageSelected < pageIds.length}
-                          disabled={pageIds.length === 0}
-                          onChange={toggleAll}
-                        />
-                      </th>
-                      <th scope="col" class="pin pin-identity">
-                        <span class="visually-hidden">Colour and visibility in the charts</span>
-                      </th>
-                      {headers.map((header) => {
-                        const key = sortKey(header.id);
-                        const direction = sort === key ? "ascending" : sort === `-${key}` ? "descending" : undefined;
-                        return (
-                          <th
-                            scope="col"
-                            key={header.id}
-                            aria-sort={direction ?? "none"}
-                            data-column={header.id}
-                            class={header.id === "name" ? "pinned" : header.id === "status" ? "pin pin-status" : undefined}
-                          >
-                            {key ? (
-                              <button type="button" class="sort" onClick={() => toggleSort(header.id)}>
-                                {header.label} {direction === "ascending" ? "▲" : direction === "descending" ? "▼" : ""}
-                              </button>
-                            ) : (
-                              header.label
-                            )}
-                          </th>
-                        );
-                      })}
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {runs.data.runs.map((run) => (
-                      <tr key={run.id} data-run-id={run.id}>
-                        <td class="pin pin-select">
+        <ErrorNote error={runs.error ?? summaries.error ?? defaults.error} />
+        <div
+          class={split.chartsHidden ? "runs-layout charts-hidden" : "runs-layout"}
+          style={{ "--table-share": `${Math.round(split.tableShare * 100)}%` }}
+        >
+          <div class="runs-pane">
+            {runs.loading && !runs.data && <Loading what="runs" />}
+            {runs.data && (
+              <>
+                <div class="table-scroll">
+                  <table class="data-table runs-table" data-testid="runs-table" aria-busy={runs.loading}>
+                    <thead>
+                      <tr>
+                        <th scope="col" class="pin pin-select">
                           <input
                             type="checkbox"
-                            aria-label={`Select ${run.name}`}
-                            checked={selected.has(run.id)}
-                            onChange={() => toggle(run.id)}
+                            aria-label="Select all runs of the page"
+                            data-testid="select-all"
+                            checked={pageIds.length > 0 && pageSelected === pageIds.length}
+                            indeterminate={pageSelected > 0 && pageSelected < pageIds.length}
+                            disabled={pageIds.length === 0}
+                            onChange={toggleAll}
                           />
-                        </td>
-                        <td class="pin pin-identity">
-                          <RunIdentity projectName={projectName} runId={run.id} runName={run.name} />
-                        </td>
-                        <td class="pin pin-status">
-                          <StatusBadge status={run.status} />
-                        </td>
-                        <td class="pinned">
-                          <Link href={runPath(projectName, run.id)} class="truncate run-name" title={run.name}>
-                            {run.name}
-                          </Link>
-                          <DivergedRunMark metrics={run.divergedMetrics} />
-                        </td>
-                        <td class="mono">{run.displayId ?? run.id}</td>
-                        <td>
-                          <TruncatedTags tags={run.tags} />
-                        </td>
-                        <td>
-                          <TimeAgo iso={run.createdAt} />
-                        </td>
-                        <td>{formatRunDuration(run, now)}</td>
-                        {columns.map((column) => (
-                          <td key={`${column.source}.${column.key}`} class="number">
-                            {cell(run, column)}
-                          </td>
-                        ))}
+                        </th>
+                        <th scope="col" class="pin pin-identity">
+                          <span class="visually-hidden">Colour and visibility in the charts</span>
+                        </th>
+                        {headers.map((header) => {
+                          const key = sortKey(header.id, header.column);
+                          const direction = sort === key ? "ascending" : sort === `-${key}` ? "descending" : undefined;
+                          return (
+                            <th
+                              scope="col"
+                              key={header.id}
+                              aria-sort={direction ?? "none"}
+                              data-column={header.id}
+                              class={header.id === "name" ? "pinned" : header.id === "status" ? "pin pin-status" : undefined}
+                            >
+                              {key ? (
+                                <button type="button" class="sort" onClick={() => toggleSort(header.id, header.column)}>
+                                  {header.label} {direction === "ascending" ? "▲" : direction === "descending" ? "▼" : ""}
+                                </button>
+                              ) : (
+                                header.label
+                              )}
+                              {header.column?.source === "summary" && (
+                                <select
+                                  class="aggregate"
+                                  aria-label={`${header.label}: value shown`}
+                                  value={header.column.aggregate ?? "last"}
+                                  onChange={(event) =>
+                                    setAggregate(
+                                      header.column!,
+                                      AGGREGATES.find((choice) => choice === event.currentTarget.value) ?? "last",
+                                    )
+                                  }
+                                >
+                                  {AGGREGATES.map((choice) => (
+                                    <option key={choice} value={choice}>
+                                      {choice}
+                                    </option>
+                                  ))}
+                                </select>
+                              )}
+                            </th>
+                          );
+                        })}
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              {runs.data.runs.length === 0 && <p class="muted">No runs match.</p>}
-              <Pager
-                offset={offset}
-                limit={PAGE_SIZE}
-                total={runs.data.total}
-                label="runs"
-                onOffset={(next) => setQuery({ offset: next || undefined })}
+                    </thead>
+                    <tbody>
+                      {runs.data.runs.map((run) => (
+                        <tr
+                          key={run.id}
+                          data-run-id={run.id}
+                          class={highlighted === run.id ? "highlighted" : undefined}
+                          onMouseEnter={() => highlightRun(run.id)}
+                          onMouseLeave={() => highlightRun(null)}
+                        >
+                          <td class="pin pin-select">
+                            <input
+                              type="checkbox"
+                              aria-label={`Select ${run.name}`}
+                              checked={selected.has(run.id)}
+                              onChange={() => toggle(run)}
+                            />
+                          </td>
+                          <td class="pin pin-identity">
+                            <RunIdentity projectName={projectName} runId={run.id} runName={run.name} />
+                          </td>
+                          <td class="pin pin-status">
+                            <StatusBadge status={run.status} />
+                          </td>
+                          <td class="pinned">
+                            <Link href={runPath(projectName, run.id)} class="truncate run-name" title={run.name}>
+                              {run.name}
+                            </Link>
+                            <DivergedRunMark metrics={run.divergedMetrics} />
+                          </td>
+                          <td class="mono">{run.displayId ?? run.id}</td>
+                          <td>
+                            <TruncatedTags tags={run.tags} />
+                          </td>
+                          <td>
+                            <TimeAgo iso={run.createdAt} />
+                          </td>
+                          <td>{formatRunDuration(run, now)}</td>
+                          {columns.map((column) => (
+                            <td key={columnId(column)} class="number">
+                              {cell(run, column)}
+                            </td>
+                          ))}
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+                {runs.data.runs.length === 0 && <p class="muted">No runs match.</p>}
+                <Pager
+                  offset={offset}
+                  limit={PAGE_SIZE}
+                  total={runs.data.total}
+                  label="runs"
+                  onOffset={(next) => setQuery({ offset: next || undefined })}
+                />
+              </>
+            )}
+          </div>
+          {!split.chartsHidden && <Splitter split={split} onSplit={setSplit} />}
+          <div class="workspace-pane" hidden={split.chartsHidden}>
+            {/* Stacked below the table, the charts wait for its first page (workspace.tsx says why). */}
+            {!split.chartsHidden && (
+              <Workspace
+                onlyRuns={tickedOnly && selected.size > 0 ? tickedRuns : undefined}
+                projectName={projectName}
+                selection={{ search, tags, status, sort, filter }}
+                tableReady={Boolean(runs.data || runs.error)}
+                onRuns={setChartRunIds}
               />
-            </>
-          )}
+            )}
+          </div>
         </div>
-        <div class="workspace-pane">
-          {/* Stacked below the table, the charts wait for its first page (workspace.tsx says why). */}
-          <Workspace
-            projectName={projectName}
-            selection={{ search, tags, status, sort, filter }}
-            tableReady={Boolean(runs.data || runs.error)}
-          />
-        </div>
-      </div>
-    </section>
+      </section>
+    </RunColors.Provider>
   );
 }

@@ -8,7 +8,6 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { bucketsForRuns } from "../../../../src/domain/shared-with-ui.ts";
 import { ServerUnreachable } from "../../api.ts";
 import { formatNumber } from "../../lib/format.ts";
-import { runColor } from "../../lib/run-color.ts";
 import { drawnAxis, overlayRuns, type RunChart, stepsOfRange } from "../../lib/series.ts";
 import { useMediaQuery } from "../../hooks.ts";
 import { smooth } from "../../lib/smoothing.ts";
@@ -28,6 +27,7 @@ import {
 } from "../../lib/workspace.ts";
 import type { BatchSeries, RunListItem } from "../../types.ts";
 import { Chart } from "../chart.tsx";
+import { highlightRun, useHighlightedRun, useRunColor } from "../run-colors.tsx";
 import { loadWindow, windowSeries } from "./batch-feed.ts";
 
 /** A zoomed panel: the dragged x range, the step window read for it, and what was read. */
@@ -80,6 +80,8 @@ export function WorkspacePanel({
   onRemove,
 }: Props) {
   const card = useRef<HTMLDivElement>(null);
+  const colorOf = useRunColor();
+  const highlighted = useHighlightedRun();
   const [inView, setInView] = useState(false);
   const [fullScreen, setFullScreen] = useState(false);
   // Full screen, the panel is fixed to the window, outside the workspace pane an observer rooted
@@ -155,7 +157,8 @@ export function WorkspacePanel({
     const xAxis = drawnAxis(options.xAxis, shownSteps, "wall", panel.logNames);
     const drawnOptions = { ...options, xAxis };
     for (const run of onScreen ? runs : []) {
-      const color = runColor(run.id);
+      const color = colorOf(run.id);
+      const key = String(run.id);
       const created = Date.parse(run.createdAt);
       const xSeries = xMetric ? source(run.id, xMetric) : undefined;
       for (const [index, logName] of panel.logNames.entries()) {
@@ -175,10 +178,10 @@ export function WorkspacePanel({
         const lines =
           options.smoothing > 0
             ? [
-                { label: `${label} (raw)`, values: line.y, color, faint: true, dash },
-                { label, values: smooth(line.y, options.smoothing), color, dash },
+                { label: `${label} (raw)`, values: line.y, color, faint: true, dash, key },
+                { label, values: smooth(line.y, options.smoothing), color, dash, key },
               ]
-            : [{ label, values: line.y, color, dash }];
+            : [{ label, values: line.y, color, dash, key }];
         perRun.push({ x: line.x, lines, markers: line.markers.map((marker) => ({ ...marker, color, label })) });
         drawnLines.push(line);
         const band = isDownsampled(series, buckets) ? minMaxBand(line, buckets) : null;
@@ -186,7 +189,7 @@ export function WorkspacePanel({
       }
     }
     return { ...overlayRuns(perRun), bands, waiting, drawn: perRun.length, drawnLines, xAxis };
-  }, [onScreen, runs, loads, options, panel.logNames.join("\n"), zoomed]);
+  }, [onScreen, runs, loads, options, panel.logNames.join("\n"), zoomed, colorOf]);
 
   const onZoom = (min: number, max: number) => {
     // Against steps the window is the dragged range (as on the run page); otherwise the steps the drawn points there cover.
@@ -329,8 +332,52 @@ export function WorkspacePanel({
           sortedTooltip
           onZoom={onZoom}
           onReset={unzoom}
+          highlighted={highlighted === null ? null : String(highlighted)}
+          onHover={(key) => highlightRun(key === null ? null : Number(key))}
         />
       )}
+      {/* Whether drawn yet or not: a legend appearing with the data would push the panels below down. */}
+      {runs.length > 0 && <Legend runs={runs} colorOf={colorOf} highlighted={highlighted} />}
     </div>
+  );
+}
+
+/** Runs a legend lists before "+N more": a 200-run panel would otherwise be mostly legend. */
+const LEGEND_RUNS = 8;
+
+/** The panel's runs by colour and name; pointing at one highlights its lines in every panel and its table row. */
+function Legend({
+  runs,
+  colorOf,
+  highlighted,
+}: {
+  runs: readonly RunListItem[];
+  colorOf: (runId: number) => string;
+  highlighted: number | null;
+}) {
+  const [all, setAll] = useState(false);
+  const listed = all ? runs : runs.slice(0, LEGEND_RUNS);
+  return (
+    <ul class="ws-legend" data-testid="panel-legend" onMouseLeave={() => highlightRun(null)}>
+      {listed.map((run) => (
+        <li
+          key={run.id}
+          data-run-id={run.id}
+          class={highlighted !== null && highlighted !== run.id ? "faded" : undefined}
+          onMouseEnter={() => highlightRun(run.id)}
+          title={run.name}
+        >
+          <span class="swatch" style={{ background: colorOf(run.id) }} />
+          <span class="truncate">{run.name}</span>
+        </li>
+      ))}
+      {runs.length > LEGEND_RUNS && (
+        <li>
+          <button type="button" class="link" onClick={() => setAll(!all)}>
+            {all ? "fewer" : `+${runs.length - LEGEND_RUNS} more`}
+          </button>
+        </li>
+      )}
+    </ul>
   );
 }

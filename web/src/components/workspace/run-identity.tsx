@@ -1,15 +1,27 @@
-// A run's colour swatch and eye toggle in the runs table: the colour is the run's everywhere
-// (lib/run-color.ts); the eye hides or shows the run in every workspace panel (remembered per project).
+// A run's colour swatch and eye toggle in the runs table: the colour is the run's in every chart of
+// the page (run-colors.tsx), and clicking the swatch picks another (remembered per project); the eye
+// hides or shows the run in every workspace panel (remembered per project).
 
-import { runColor } from "../../lib/run-color.ts";
-import { useHiddenRuns } from "./stored.ts";
+import { useRunColor } from "../run-colors.tsx";
+import { useHiddenRuns, usePickedColors } from "./stored.ts";
 
 export function RunIdentity({ projectName, runId, runName }: { projectName: string; runId: number; runName: string }) {
   const { hidden, toggle } = useHiddenRuns(projectName);
+  const { picked, pick } = usePickedColors(projectName);
+  const color = useRunColor()(runId);
   const isHidden = hidden.has(runId);
   return (
     <span class="run-identity">
-      <span class="swatch" style={{ background: runColor(runId) }} data-color={runColor(runId)} />
+      <label class="swatch swatch-pick" style={{ background: color }} data-color={color} title="Pick this run's colour">
+        <input
+          type="color"
+          class="visually-hidden"
+          aria-label={`Colour of ${runName}`}
+          data-testid="run-color"
+          value={picked.get(runId) ?? color}
+          onChange={(event) => pick(runId, event.currentTarget.value)}
+        />
+      </label>
       <button
         type="button"
         class={isHidden ? "icon eye eye-off" : "icon eye"}

@@ -1,9 +1,11 @@
 // Workspace state kept in this browser (localStorage), shared by every component of the page that
 // reads it: the runs table's eye toggles and the workspace panels see the same hidden runs at once.
 // Keys (per project): `stepwise.workspace.<project>` (layout: added panels, panel options,
-// collapsed sections, run cap; lib/workspace.ts) and `stepwise.hiddenRuns.<project>` (run IDs).
+// collapsed sections, run cap; lib/workspace.ts), `stepwise.hiddenRuns.<project>` (run IDs) and
+// `stepwise.runColors.<project>` (colours picked for runs; lib/run-color.ts).
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { parsePickedColors, pickedColorsStorageKey } from "../../lib/run-color.ts";
 import { hiddenRunsStorageKey, type Layout, layoutStorageKey, parseHiddenRuns, parseLayout } from "../../lib/workspace.ts";
 
 /** Listeners by storage key: a write tells the page's other readers of the same key. */
@@ -66,4 +68,13 @@ export function useHiddenRuns(projectName: string) {
   const set = useMemo(() => new Set(hidden), [hidden]);
   const toggle = (runId: number) => setHidden(hidden.includes(runId) ? hidden.filter((id) => id !== runId) : [...hidden, runId]);
   return { hidden: set, toggle, showAll: () => setHidden([]) };
+}
+
+/** Colours picked for runs of the project (the swatch in the runs table): kept in this browser. */
+export function usePickedColors(projectName: string) {
+  // Stored as pairs (JSON has no maps); read as a map.
+  const [pairs, setPairs] = useStored(pickedColorsStorageKey(projectName), (text) => [...parsePickedColors(text)]);
+  const picked = useMemo(() => new Map(pairs), [pairs]);
+  const pick = (runId: number, color: string) => setPairs([...new Map(picked).set(runId, color)]);
+  return { picked, pick };
 }

@@ -6,7 +6,7 @@
 // runs (the table's eye toggles) are left out of every panel. The layout and the hidden runs are
 // kept in this browser, per project (stored.ts).
 
-import { useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { api } from "../../api.ts";
 import { useAsync, useInterval, useMediaQuery } from "../../hooks.ts";
 import {
@@ -22,6 +22,7 @@ import {
   withOptions,
   workspaceSections,
 } from "../../lib/workspace.ts";
+import type { RunListItem } from "../../types.ts";
 import { ErrorNote, Loading, MetricSearch } from "../common.tsx";
 import "./workspace.css";
 import { useWorkspaceSeries } from "./batch-feed.ts";
@@ -85,11 +86,17 @@ export function Workspace({
   projectName,
   selection,
   tableReady,
+  onRuns,
+  onlyRuns,
 }: {
   projectName: string;
   selection: Selection;
   /** Whether the table's first page is shown: stacked below the table, panels wait for it (see views/runs.tsx). */
   tableReady: boolean;
+  /** Hears the IDs of the runs the workspace draws, hidden ones too, as they change (the page colours them as a set). */
+  onRuns?: (runIds: readonly number[]) => void;
+  /** Runs to draw instead of the selection's (the table's ticked runs). */
+  onlyRuns?: readonly RunListItem[];
 }) {
   const [layout, setLayout] = useLayout(projectName);
   const { hidden, showAll } = useHiddenRuns(projectName);
@@ -97,13 +104,18 @@ export function Workspace({
   const cap = layout.cap;
   // The selected runs, then their metric names, in one load: asked for as soon as the runs arrive,
   // not after the page has drawn them (the runs table renders meanwhile).
+  const onlyIds = onlyRuns?.map((run) => run.id).join(",");
   const loaded = useAsync(async () => {
-    const runs = await api.listRuns({ projectName, ...selection, limit: cap, offset: 0 });
+    const runs = onlyRuns
+      ? { runs: [...onlyRuns], total: onlyRuns.length }
+      : await api.listRuns({ projectName, ...selection, limit: cap, offset: 0 });
     const ids = runs.runs.map((run) => run.id);
     const names = ids.length > 0 ? await api.metricNames(projectName, ids) : { projectName, metricNames: [] };
     return { runs, metricNames: names.metricNames };
-  }, [projectName, selection.search, selection.tags, selection.status, selection.sort, selection.filter, cap]);
+  }, [projectName, selection.search, selection.tags, selection.status, selection.sort, selection.filter, cap, onlyIds]);
   const selected = loaded.data?.runs.runs ?? [];
+  const selectedIds = selected.map((run) => run.id).join(",");
+  useEffect(() => onRuns?.(selectedIds === "" ? [] : selectedIds.split(",").map(Number)), [selectedIds]);
   // The same array until the runs or the hidden set change: panels redraw only then.
   const shown = useMemo(() => selected.filter((run) => !hidden.has(run.id)), [loaded.data, hidden]);
   const live = shown.filter((run) => run.status === "RUNNING").map((run) => run.id);
@@ -143,7 +155,7 @@ export function Workspace({
       <div class="toolbar workspace-toolbar">
         <MetricSearch count={metricNames.length} value={search} onChange={setSearch} testId="workspace-search" />
         <span data-testid="workspace-count">
-          showing {selected.length} of {total} runs
+          {onlyRuns ? `showing the ${selected.length} ticked runs` : `showing ${selected.length} of ${total} runs`}
           {hiddenHere > 0 && (
             <>
               {" "}
