@@ -134,3 +134,7 @@ export function parsePickedColors(text: string | null): Map<number, string> {
     return new Map();
   }
 }
+
+/** The palette's colour at `index`, wrapping (lightened in the dark scheme): for what is coloured in turn, like groups of runs. */
+export const paletteColor = (index: number, dark = prefersDark()): string =>
+  (dark ? DARK_RUN_PALETTE : RUN_PALETTE)[index % RUN_PALETTE.length]!;

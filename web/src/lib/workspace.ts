@@ -12,6 +12,7 @@ import {
   pointsPerSeriesBound,
 } from "../../../src/domain/shared-with-ui.ts";
 import type { BatchSeries } from "../types.ts";
+import { type Grouping, NO_GROUPING, parseGrouping } from "./grouping.ts";
 import { type NonFiniteKind, nonFiniteKind } from "./series.ts";
 
 /** How many runs the workspace overlays: the user raises the cap one step at a time. */
@@ -88,9 +89,11 @@ export interface Layout {
    * order. Panels not listed follow the listed ones of their section, alphabetically.
    */
   order: string[];
+  /** Runs folded into groups by config keys or tags (lib/grouping.ts); no keys: every run its own line. */
+  grouping: Grouping;
 }
 
-export const EMPTY_LAYOUT: Layout = { custom: [], options: [], collapsed: [], cap: DEFAULT_CAP, order: [] };
+export const EMPTY_LAYOUT: Layout = { custom: [], options: [], collapsed: [], cap: DEFAULT_CAP, order: [], grouping: NO_GROUPING };
 
 export const layoutStorageKey = (projectName: string) => `stepwise.workspace.${projectName}`;
 export const hiddenRunsStorageKey = (projectName: string) => `stepwise.hiddenRuns.${projectName}`;
@@ -129,7 +132,7 @@ export function parseLayout(text: string | null): Layout {
   const collapsed = (Array.isArray(record.collapsed) ? record.collapsed : []).filter(isString);
   const cap = RUN_CAPS.find((step) => step === record.cap) ?? DEFAULT_CAP;
   const order = [...new Set((Array.isArray(record.order) ? record.order : []).filter(isString))];
-  return { custom, options, collapsed, cap, order };
+  return { custom, options, collapsed, cap, order, grouping: parseGrouping(record.grouping) };
 }
 
 export function optionsOf(layout: Layout, panelId: string): PanelOptions {

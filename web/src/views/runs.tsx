@@ -12,10 +12,11 @@ import { FilterBuilder } from "../components/filter-builder.tsx";
 import { highlightRun, RunColors, useHighlightedRun } from "../components/run-colors.tsx";
 import { RunIdentity } from "../components/workspace/run-identity.tsx";
 import { Splitter, useSplit } from "../components/workspace/split.tsx";
-import { usePickedColors } from "../components/workspace/stored.ts";
-import { Workspace } from "../components/workspace/workspace.tsx";
+import { useLayout, usePickedColors } from "../components/workspace/stored.ts";
+import { fieldValuesFor, Workspace } from "../components/workspace/workspace.tsx";
 import { useAsync, useInterval, useStoredState } from "../hooks.ts";
 import { formatNumber, formatRunDuration, formatValue } from "../lib/format.ts";
+import { type Group, groupRuns, groupValue } from "../lib/grouping.ts";
 import { assignRunColors, runColor } from "../lib/run-color.ts";
 import { AGGREGATES, type Aggregate, type Column, columnId, defaultColumns, parseColumns } from "../lib/run-columns.ts";
 import { divergedRunMark, endKind } from "../lib/series-end.ts";
@@ -23,6 +24,8 @@ import { Link, comparePath, leaderboardPath, navigate, runPath, setQuery, useLoc
 import type { Comparison, RunListItem } from "../types.ts";
 
 const PAGE_SIZE = 50;
+/** Grouped, a page holds the run list's most: groups fold the runs of one page. */
+const GROUPED_PAGE_SIZE = 200;
 
 /**
  * The API's sort key of a column, or undefined when the run list cannot sort by it (the server's
@@ -124,7 +127,14 @@ export function RunsPage({ projectName }: { projectName: string }) {
   const [searchText, setSearchText] = useState(search);
   useEffect(() => setSearchText(search), [search]);
 
+  const [layout] = useLayout(projectName);
+  const grouping = layout.grouping;
+  const grouped = grouping.keys.length > 0;
+  const pageSize = grouped ? GROUPED_PAGE_SIZE : PAGE_SIZE;
+  const [unfolded, setUnfolded] = useState<ReadonlySet<string>>(new Set());
   const fieldColumns = columns.filter((column) => column.source !== "summary");
+  // The grouping's config keys come with the page's runs too, shown as columns or not.
+  const fieldRequest = fieldValuesFor(grouping.keys, fieldColumns);
   const metricColumns = [...new Set(columns.filter((column) => column.source === "summary").map((column) => column.key))];
   const runs = useAsync(
     () =>
@@ -135,13 +145,12 @@ export function RunsPage({ projectName }: { projectName: string }) {
         status,
         sort,
         filter,
-        limit: PAGE_SIZE,
+        limit: pageSize,
         offset,
-        includeFieldValues: fieldColumns.length > 0 ? "true" : undefined,
         includeDiverged: "true",
-        visibleColumns: fieldColumns.length > 0 ? JSON.stringify(fieldColumns) : undefined,
+        ...fieldRequest,
       }),
-    [projectName, search, tags, status, sort, filter, offset, JSON.stringify(fieldColumns)],
+    [projectName, search, tags, status, sort, filter, offset, pageSize, fieldRequest.visibleColumns],
   );
   const summaries = useAsync(() => loadSummaries(projectName, runs.data?.runs ?? [], metricColumns), [runs.data, metricColumns.join("\n")]);
   // While a run of the page runs, its duration, status and metric values move: reload the page.
@@ -190,6 +199,116 @@ export function RunsPage({ projectName }: { projectName: string }) {
     return formatValue(values?.[column.key]);
   };
   const now = Date.now();
+  const runRow = (run: RunListItem) => (
+    <tr
+      key={run.id}
+      data-run-id={run.id}
+      class={highlighted === run.id ? "highlighted" : undefined}
+      onMouseEnter={() => highlightRun(run.id)}
+      onMouseLeave={() => highlightRun(null)}
+    >
+      <td class="pin pin-select">
+        <input type="checkbox" aria-label={`Select ${run.name}`} checked={selected.has(run.id)} onChange={() => toggle(run)} />
+      </td>
+      <td class="pin pin-identity">
+        <RunIdentity projectName={projectName} runId={run.id} runName={run.name} />
+      </td>
+      <td class="pin pin-status">
+        <StatusBadge status={run.status} />
+      </td>
+      <td class="pinned">
+        <Link href={runPath(projectName, run.id)} class="truncate run-name" title={run.name}>
+          {run.name}
+        </Link>
+        <DivergedRunMark metrics={run.divergedMetrics} />
+      </td>
+      <td class="mono">{run.displayId ?? run.id}</td>
+      <td>
+        <TruncatedTags tags={run.tags} />
+      </td>
+      <td>
+        <TimeAgo iso={run.createdAt} />
+      </td>
+      <td>{formatRunDuration(run, now)}</td>
+      {columns.map((column) => (
+        <td key={columnId(column)} class="number">
+          {cell(run, column)}
+        </td>
+      ))}
+    </tr>
+  );
+  const groupCell = (members: RunListItem[], column: Column) => {
+    if (column.source === "summary") {
+      const aggregate = column.aggregate ?? "last";
+      const values = members.map((run) => {
+        const stats = summaries.data?.get(`${run.id}|${column.key}`);
+        return aggregate === "last" ? stats?.final : stats?.[aggregate];
+      });
+      const counted = values.filter((value) => typeof value === "number" && Number.isFinite(value)).length;
+      return (
+        <span title={`the ${grouping.line} of ${counted} of ${members.length} runs`}>
+          {formatNumber(groupValue(values, grouping.line))}
+        </span>
+      );
+    }
+    const texts = new Set(
+      members.map((run) => formatValue((column.source === "config" ? run._flatConfig : run._flatSystemMetadata)?.[column.key])),
+    );
+    return texts.size === 1 ? (
+      [...texts][0]
+    ) : (
+      <span class="muted" title={`${texts.size} different values`}>
+        {texts.size} values
+      </span>
+    );
+  };
+  const groupRow = (group: Group, members: RunListItem[]) => {
+    const open = unfolded.has(group.label);
+    const fold = () => {
+      const next = new Set(unfolded);
+      if (open) next.delete(group.label);
+      else next.add(group.label);
+      setUnfolded(next);
+    };
+    return (
+      <tr key={`group ${group.label}`} class="group-row" data-group={group.label}>
+        <td class="pin pin-select">
+          <button type="button" class="icon" aria-expanded={open} aria-label={`${open ? "Fold" : "Unfold"} ${group.label}`} onClick={fold}>
+            {open ? "▾" : "▸"}
+          </button>
+        </td>
+        <td class="pin pin-identity" />
+        <td class="pin pin-status">
+          <span data-testid="group-size">{members.length} runs</span>
+        </td>
+        <td class="pinned">
+          <span class="truncate run-name" title={group.label}>
+            {group.label}
+          </span>
+        </td>
+        <td />
+        <td />
+        <td />
+        <td />
+        {columns.map((column) => (
+          <td key={columnId(column)} class="number">
+            {groupCell(members, column)}
+          </td>
+        ))}
+      </tr>
+    );
+  };
+  // Grouped, each group of the page is one folded row with its values; unfolded, its runs follow.
+  const groupedRows = (list: RunListItem[]) => {
+    const byId = new Map(list.map((run) => [run.id, run]));
+    return groupRuns(
+      list.map((run) => ({ id: run.id, tags: run.tags, config: run._flatConfig })),
+      grouping.keys,
+    ).flatMap((group) => {
+      const members = group.runIds.map((id) => byId.get(id)!);
+      return [groupRow(group, members), ...(unfolded.has(group.label) ? members.map(runRow) : [])];
+    });
+  };
 
   return (
     <RunColors.Provider value={colorOf}>
@@ -347,57 +466,13 @@ export function RunsPage({ projectName }: { projectName: string }) {
                         })}
                       </tr>
                     </thead>
-                    <tbody>
-                      {runs.data.runs.map((run) => (
-                        <tr
-                          key={run.id}
-                          data-run-id={run.id}
-                          class={highlighted === run.id ? "highlighted" : undefined}
-                          onMouseEnter={() => highlightRun(run.id)}
-                          onMouseLeave={() => highlightRun(null)}
-                        >
-                          <td class="pin pin-select">
-                            <input
-                              type="checkbox"
-                              aria-label={`Select ${run.name}`}
-                              checked={selected.has(run.id)}
-                              onChange={() => toggle(run)}
-                            />
-                          </td>
-                          <td class="pin pin-identity">
-                            <RunIdentity projectName={projectName} runId={run.id} runName={run.name} />
-                          </td>
-                          <td class="pin pin-status">
-                            <StatusBadge status={run.status} />
-                          </td>
-                          <td class="pinned">
-                            <Link href={runPath(projectName, run.id)} class="truncate run-name" title={run.name}>
-                              {run.name}
-                            </Link>
-                            <DivergedRunMark metrics={run.divergedMetrics} />
-                          </td>
-                          <td class="mono">{run.displayId ?? run.id}</td>
-                          <td>
-                            <TruncatedTags tags={run.tags} />
-                          </td>
-                          <td>
-                            <TimeAgo iso={run.createdAt} />
-                          </td>
-                          <td>{formatRunDuration(run, now)}</td>
-                          {columns.map((column) => (
-                            <td key={columnId(column)} class="number">
-                              {cell(run, column)}
-                            </td>
-                          ))}
-                        </tr>
-                      ))}
-                    </tbody>
+                    <tbody>{grouped ? groupedRows(runs.data.runs) : runs.data.runs.map(runRow)}</tbody>
                   </table>
                 </div>
                 {runs.data.runs.length === 0 && <p class="muted">No runs match.</p>}
                 <Pager
                   offset={offset}
-                  limit={PAGE_SIZE}
+                  limit={pageSize}
                   total={runs.data.total}
                   label="runs"
                   onOffset={(next) => setQuery({ offset: next || undefined })}

@@ -26,6 +26,8 @@ import {
   zoomStepWindow,
 } from "../../lib/workspace.ts";
 import type { BatchSeries, RunListItem } from "../../types.ts";
+import { type Group, type Grouping, groupLine } from "../../lib/grouping.ts";
+import { paletteColor } from "../../lib/run-color.ts";
 import { Chart } from "../chart.tsx";
 import { highlightRun, useHighlightedRun, useRunColor } from "../run-colors.tsx";
 import { loadWindow, windowSeries } from "./batch-feed.ts";
@@ -44,6 +46,9 @@ interface Props {
   projectName: string;
   panel: Panel;
   runs: readonly RunListItem[];
+  /** The runs folded into groups (lib/grouping.ts): one line and band per group instead of a line per run. */
+  groups?: readonly Group[];
+  grouping?: Grouping;
   options: PanelOptions;
   /** Metrics offered as an x axis. */
   metricNames: readonly string[];
@@ -69,6 +74,8 @@ export function WorkspacePanel({
   projectName,
   panel,
   runs,
+  groups,
+  grouping,
   options,
   metricNames,
   seriesOf,
@@ -156,6 +163,36 @@ export function WorkspacePanel({
     const shownSteps = (onScreen ? runs : []).flatMap((run) => panel.logNames.map((logName) => source(run.id, logName)?.steps ?? []));
     const xAxis = drawnAxis(options.xAxis, shownSteps, "wall", panel.logNames);
     const drawnOptions = { ...options, xAxis };
+    if (groups && grouping) {
+      const byId = new Map(runs.map((run) => [run.id, run]));
+      for (const [groupIndex, group] of (onScreen ? groups : []).entries()) {
+        const color = groupColor(groupIndex);
+        for (const [index, logName] of panel.logNames.entries()) {
+          const members: Line[] = [];
+          for (const runId of group.runIds) {
+            const run = byId.get(runId)!;
+            const series = source(run.id, logName);
+            const xSeries = xMetric ? source(run.id, xMetric) : undefined;
+            if (!series || (xMetric && !xSeries)) {
+              waiting = true;
+              continue;
+            }
+            const start = Math.min(Date.parse(run.createdAt), (seriesOf(run.id, logName) ?? series).times[0] ?? Date.parse(run.createdAt));
+            const whole = lineOf(series, drawnOptions, start, xSeries);
+            members.push(zoomed ? clipLine(whole, zoomed.x[0], zoomed.x[1]) : whole);
+          }
+          const line = groupLine(members, grouping, buckets);
+          if (line.x.length === 0) continue;
+          const name = `${group.label} (${group.runIds.length})`;
+          const label = panel.logNames.length > 1 ? `${name} · ${logName}` : name;
+          const values = options.smoothing > 0 ? smooth(line.y, options.smoothing) : line.y;
+          const markers = members.flatMap((member) => member.markers.map((marker) => ({ ...marker, color, label })));
+          perRun.push({ x: line.x, lines: [{ label, values, color, dash: index > 0, key: `group:${groupIndex}` }], markers });
+          bands.push({ color, x: line.x, lo: line.lo, hi: line.hi });
+        }
+      }
+      return { ...overlayRuns(perRun), bands, waiting, drawn: perRun.length, drawnLines, xAxis };
+    }
     for (const run of onScreen ? runs : []) {
       const color = colorOf(run.id);
       const key = String(run.id);
@@ -189,7 +226,7 @@ export function WorkspacePanel({
       }
     }
     return { ...overlayRuns(perRun), bands, waiting, drawn: perRun.length, drawnLines, xAxis };
-  }, [onScreen, runs, loads, options, panel.logNames.join("\n"), zoomed, colorOf]);
+  }, [onScreen, runs, loads, options, panel.logNames.join("\n"), zoomed, colorOf, groups, grouping]);
 
   const onZoom = (min: number, max: number) => {
     // Against steps the window is the dragged range (as on the run page); otherwise the steps the drawn points there cover.
@@ -332,12 +369,12 @@ export function WorkspacePanel({
           sortedTooltip
           onZoom={onZoom}
           onReset={unzoom}
-          highlighted={highlighted === null ? null : String(highlighted)}
-          onHover={(key) => highlightRun(key === null ? null : Number(key))}
+          highlighted={groups || highlighted === null ? null : String(highlighted)}
+          onHover={groups ? undefined : (key) => highlightRun(key === null ? null : Number(key))}
         />
       )}
       {/* Whether drawn yet or not: a legend appearing with the data would push the panels below down. */}
-      {runs.length > 0 && <Legend runs={runs} colorOf={colorOf} highlighted={highlighted} />}
+      {groups ? <GroupLegend groups={groups} /> : runs.length > 0 && <Legend runs={runs} colorOf={colorOf} highlighted={highlighted} />}
     </div>
   );
 }
@@ -378,6 +415,24 @@ function Legend({
           </button>
         </li>
       )}
+    </ul>
+  );
+}
+
+/** A group's colour: groups are few and listed in order, so the palette's colours in turn. */
+const groupColor = (index: number) => paletteColor(index);
+
+/** The groups by colour, label and member count. */
+function GroupLegend({ groups }: { groups: readonly Group[] }) {
+  return (
+    <ul class="ws-legend" data-testid="panel-legend">
+      {groups.map((group, index) => (
+        <li key={group.label} data-group={group.label} title={`${group.label}: ${group.runIds.length} runs`}>
+          <span class="swatch" style={{ background: groupColor(index) }} />
+          <span class="truncate">{group.label}</span>
+          <span class="muted">&nbsp;({group.runIds.length})</span>
+        </li>
+      ))}
     </ul>
   );
 }

@@ -9,6 +9,7 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api } from "../../api.ts";
 import { useAsync, useInterval, useMediaQuery } from "../../hooks.ts";
+import { groupRuns, TAGS_KEY } from "../../lib/grouping.ts";
 import {
   addCustomPanel,
   CUSTOM_SECTION,
@@ -24,6 +25,7 @@ import {
 } from "../../lib/workspace.ts";
 import type { RunListItem } from "../../types.ts";
 import { ErrorNote, Loading, MetricSearch } from "../common.tsx";
+import { GroupingControl } from "./grouping-control.tsx";
 import "./workspace.css";
 import { useWorkspaceSeries } from "./batch-feed.ts";
 import { WorkspacePanel } from "./panel.tsx";
@@ -36,6 +38,21 @@ export interface Selection {
   status: string;
   sort: string;
   filter: string;
+}
+
+/**
+ * The run list's parameters that attach the field values of `columns` and of the config keys a
+ * grouping reads (none for tags alone).
+ */
+export function fieldValuesFor(
+  groupKeys: readonly string[],
+  columns: readonly { source: string; key: string }[] = [],
+): { includeFieldValues?: string; visibleColumns?: string } {
+  const wanted = [
+    ...columns,
+    ...groupKeys.filter((key) => key !== TAGS_KEY).map((key) => ({ source: "config", key: key.slice("config.".length) })),
+  ];
+  return wanted.length > 0 ? { includeFieldValues: "true", visibleColumns: JSON.stringify(wanted) } : {};
 }
 
 /** How often the workspace refreshes while a shown run is RUNNING. */
@@ -105,19 +122,41 @@ export function Workspace({
   // The selected runs, then their metric names, in one load: asked for as soon as the runs arrive,
   // not after the page has drawn them (the runs table renders meanwhile).
   const onlyIds = onlyRuns?.map((run) => run.id).join(",");
+  const grouping = layout.grouping;
+  const groupFields = fieldValuesFor(grouping.keys);
   const loaded = useAsync(async () => {
     const runs = onlyRuns
       ? { runs: [...onlyRuns], total: onlyRuns.length }
-      : await api.listRuns({ projectName, ...selection, limit: cap, offset: 0 });
+      : await api.listRuns({ projectName, ...selection, limit: cap, offset: 0, ...groupFields });
     const ids = runs.runs.map((run) => run.id);
     const names = ids.length > 0 ? await api.metricNames(projectName, ids) : { projectName, metricNames: [] };
     return { runs, metricNames: names.metricNames };
-  }, [projectName, selection.search, selection.tags, selection.status, selection.sort, selection.filter, cap, onlyIds]);
+  }, [
+    projectName,
+    selection.search,
+    selection.tags,
+    selection.status,
+    selection.sort,
+    selection.filter,
+    cap,
+    onlyIds,
+    groupFields.visibleColumns,
+  ]);
   const selected = loaded.data?.runs.runs ?? [];
   const selectedIds = selected.map((run) => run.id).join(",");
   useEffect(() => onRuns?.(selectedIds === "" ? [] : selectedIds.split(",").map(Number)), [selectedIds]);
   // The same array until the runs or the hidden set change: panels redraw only then.
   const shown = useMemo(() => selected.filter((run) => !hidden.has(run.id)), [loaded.data, hidden]);
+  const groups = useMemo(
+    () =>
+      grouping.keys.length > 0
+        ? groupRuns(
+            shown.map((run) => ({ id: run.id, tags: run.tags, config: run._flatConfig })),
+            grouping.keys,
+          )
+        : undefined,
+    [shown, grouping.keys.join("\n")],
+  );
   const live = shown.filter((run) => run.status === "RUNNING").map((run) => run.id);
   const [liveTick, setLiveTick] = useState(0);
   useInterval(
@@ -173,6 +212,17 @@ export function Workspace({
           </button>
         )}
         <AddPanel metricNames={metricNames} onAdd={(logNames) => setLayout(addCustomPanel(layout, logNames))} />
+        <GroupingControl
+          projectName={projectName}
+          selection={selection}
+          grouping={grouping}
+          onChange={(next) => setLayout({ ...layout, grouping: next })}
+        />
+        {groups && (
+          <span data-testid="group-count">
+            {groups.length} {groups.length === 1 ? "group" : "groups"}
+          </span>
+        )}
       </div>
       <ErrorNote error={loaded.error ?? feed.error} />
       {loaded.loading && !loaded.data ? <Loading what="charts" /> : null}
@@ -206,6 +256,8 @@ export function Workspace({
                     projectName={projectName}
                     panel={panel}
                     runs={shown}
+                    groups={groups}
+                    grouping={grouping}
                     options={optionsOf(layout, panel.id)}
                     metricNames={metricNames}
                     seriesOf={feed.get}
