@@ -22,6 +22,8 @@ const finalLoss = (c: (typeof configs)[number]) =>
   (c.optimizer === "adam" ? 0.2 : 0.5) + (c.lr === 0.1 ? 0.1 : 0) + c.seed * 0.01 * (c.seed === 2 ? 5 : 1);
 /** The UI's number format for values like these (0.1 to 1: five significant digits, no padding). */
 const formatNumber = (value: number) => String(Number(value.toPrecision(5)));
+const WIDE_PROJECT = "wide-sweep";
+const WIDE_RUNS = 230;
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
 describe("grouping a sweep's runs", () => {
@@ -56,6 +58,20 @@ describe("grouping a sweep's runs", () => {
       assert.equal((await ingest(org.client, "metrics", run, toNdjson(lines))).status, 200);
       await org.client.post("/api/runs/status/update", { runId: run.runId, status: "COMPLETED" });
     }
+    // A sweep past the run list's page (200 runs): the workspace reads it in pages.
+    for (let first = 0; first < WIDE_RUNS; first += 10)
+      await Promise.all(
+        Array.from({ length: Math.min(10, WIDE_RUNS - first) }, async (_, i) => {
+          const r = first + i;
+          const run = await org.client.createRun({
+            projectName: WIDE_PROJECT,
+            runName: `wide-${r}`,
+            config: JSON.stringify({ optimizer: r % 2 === 0 ? "adam" : "sgd", seed: r }),
+          });
+          const lines = Array.from({ length: 5 }, (_, step) => ({ step, data: { "val/loss": 1 / (step + 1) + (r % 2) } }));
+          assert.equal((await ingest(org.client, "metrics", run, toNdjson(lines))).status, 200);
+        }),
+      );
     browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
     page.on("pageerror", (error) => errors.push(error.message));
@@ -130,6 +146,30 @@ describe("grouping a sweep's runs", () => {
       () => document.querySelector("[data-metric='val/loss'] .chart-canvas[data-drawn=true]")?.getAttribute("data-lines") === "12",
     );
     assert.equal(await table().locator("tr.group-row").count(), 0);
+  });
+
+  it("draws more than the run list's page of runs (230, read in pages of 200), and groups them", async () => {
+    await page.goto(new URL(`/projects/${WIDE_PROJECT}`, test.url).toString());
+    await drawn("val/loss").waitFor();
+    for (const cap of [50, 100, 200, 500]) {
+      await page.getByTestId("raise-cap").click();
+      await page.waitForFunction(
+        (shown) => document.querySelector("[data-testid=workspace-count]")?.textContent?.startsWith(`showing ${shown} of 230`),
+        Math.min(cap, WIDE_RUNS),
+      );
+    }
+    assert.equal(await page.getByTestId("raise-cap").count(), 0, "every run shown");
+    await page.waitForFunction(
+      () => document.querySelector("[data-metric='val/loss'] .chart-canvas[data-drawn=true]")?.getAttribute("data-lines") === "230",
+    );
+    assert.equal(new Set((await panel("val/loss").getAttribute("data-runs"))!.split(",")).size, WIDE_RUNS, "each run once");
+    await page.getByTestId("grouping").locator("summary").click();
+    await page.getByTestId("grouping").getByLabel("optimizer").check();
+    await page.waitForFunction(
+      () => document.querySelector("[data-metric='val/loss'] .chart-canvas[data-drawn=true]")?.getAttribute("data-lines") === "2",
+    );
+    const legend = await panel("val/loss").locator("[data-testid=panel-legend] li").allInnerTexts();
+    assert.deepEqual(legend.map((text) => text.replace(/\s+/g, " ").trim()).sort(), ["optimizer=adam (115)", "optimizer=sgd (115)"]);
   });
 
   it("raised no page error", () => {

@@ -66,11 +66,13 @@ test("metric search is a plain substring, case-insensitive, regex characters mat
   assert.notEqual(workspaceSections(["train/acc", "val/loss"], layout, "nothing")[0]?.[0], "Custom panels");
 });
 
-test("the cap rises 20 → 50 → 100 → 200 and stops", () => {
+test("the cap rises 20 → 50 → 100 → 200 → 500 → 1,000 and stops", () => {
   assert.equal(nextCap(20), 50);
   assert.equal(nextCap(50), 100);
   assert.equal(nextCap(100), 200);
-  assert.equal(nextCap(200), null);
+  assert.equal(nextCap(200), 500);
+  assert.equal(nextCap(500), 1000);
+  assert.equal(nextCap(1000), null);
 });
 
 test("a layout survives its round trip through storage", () => {
@@ -177,7 +179,7 @@ test("a malformed or foreign stored layout falls back to defaults part by part",
       custom: [{ id: "custom:1", logNames: ["a", 3] }, { id: 5 }, null, { id: "custom:2", logNames: [] }],
       options: [["__proto__", { logScale: "yes", smoothing: 7, xAxis: "bogus" }], "x", [1, {}]],
       collapsed: ["train", 4],
-      cap: 1000,
+      cap: 1001,
       order: ["b", 3, "a", "b", null],
     }),
   );

@@ -15,8 +15,12 @@ import type { BatchSeries } from "../types.ts";
 import { type Grouping, NO_GROUPING, parseGrouping } from "./grouping.ts";
 import { type NonFiniteKind, nonFiniteKind } from "./series.ts";
 
-/** How many runs the workspace overlays: the user raises the cap one step at a time. */
-export const RUN_CAPS = [20, 50, 100, 200] as const;
+/**
+ * How many runs the workspace overlays: the user raises the cap one step at a time. Past 200 (the
+ * run list's page and the batch read's run limit) runs come in pages of 200 and series in one batch
+ * request per 200 runs; at 1,000 a sweep is mostly read grouped (lib/grouping.ts).
+ */
+export const RUN_CAPS = [20, 50, 100, 200, 500, 1000] as const;
 export const DEFAULT_CAP = RUN_CAPS[0];
 
 /** The window width from which the workspace sits beside the runs table (workspace.css). */

@@ -23,7 +23,7 @@ import {
   withOptions,
   workspaceSections,
 } from "../../lib/workspace.ts";
-import type { RunListItem } from "../../types.ts";
+import type { RunListItem, RunListQuery } from "../../types.ts";
 import { ErrorNote, Loading, MetricSearch } from "../common.tsx";
 import { GroupingControl } from "./grouping-control.tsx";
 import "./workspace.css";
@@ -54,6 +54,16 @@ export function fieldValuesFor(
   ];
   return wanted.length > 0 ? { includeFieldValues: "true", visibleColumns: JSON.stringify(wanted) } : {};
 }
+
+/** The first `cap` runs of a selection, in pages of the run list's most (200), asked for together. */
+async function listRunsUpTo(query: Omit<RunListQuery, "limit" | "offset">, cap: number): Promise<{ runs: RunListItem[]; total: number }> {
+  const offsets = Array.from({ length: Math.ceil(cap / RUN_LIST_PAGE) }, (_, page) => page * RUN_LIST_PAGE);
+  const pages = await Promise.all(
+    offsets.map((offset) => api.listRuns({ ...query, limit: Math.min(RUN_LIST_PAGE, cap - offset), offset })),
+  );
+  return { runs: pages.flatMap((page) => page.runs), total: pages[0]!.total };
+}
+const RUN_LIST_PAGE = 200;
 
 /** How often the workspace refreshes while a shown run is RUNNING. */
 const LIVE_INTERVAL_MS = 5000;
@@ -127,7 +137,7 @@ export function Workspace({
   const loaded = useAsync(async () => {
     const runs = onlyRuns
       ? { runs: [...onlyRuns], total: onlyRuns.length }
-      : await api.listRuns({ projectName, ...selection, limit: cap, offset: 0, ...groupFields });
+      : await listRunsUpTo({ projectName, ...selection, ...groupFields }, cap);
     const ids = runs.runs.map((run) => run.id);
     const names = ids.length > 0 ? await api.metricNames(projectName, ids) : { projectName, metricNames: [] };
     return { runs, metricNames: names.metricNames };
