@@ -1,6 +1,27 @@
+import { keepPreviousData, QueryClient, useQuery } from "@tanstack/preact-query";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { connection, ServerUnreachable } from "./api.ts";
 import { backoffDelay } from "./lib/retry.ts";
+
+/**
+ * The UI's server state, in one place: TanStack Query (docs/decisions.md, "Web UI: server state")
+ * caches each answer by its key, so a view opened again shows what it had at once and refreshes
+ * it; a later answer wins over an earlier one; what was loaded stays while a reload fails (a view
+ * never blanks what it has drawn). A server that cannot be reached is retried with backoff
+ * (lib/retry.ts) and no error is shown (the shell's "reconnecting…" notice says it, ConnectionNotice
+ * in components/common.tsx); any other error is shown, not retried.
+ */
+export const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      retry: (_failures, error) => error instanceof ServerUnreachable,
+      retryDelay: (attempt) => backoffDelay(attempt - 1),
+      // A view shows the previous inputs' answer until the new one comes (a table paged, a metric chosen).
+      placeholderData: keepPreviousData,
+      refetchOnWindowFocus: false,
+    },
+  },
+});
 
 export interface Async<T> {
   data: T | undefined;
@@ -10,38 +31,31 @@ export interface Async<T> {
 }
 
 /**
- * Loads data for the current inputs; a later load wins over an earlier one still in flight.
- * What was loaded stays while a reload fails (a view never blanks what it has drawn). When the
- * server cannot be reached the load is retried on its own with backoff (lib/retry.ts) and no
- * error is shown: the shell's "reconnecting…" notice says it (ConnectionNotice in components/common.tsx).
+ * What `load` answers, cached under `key`: a name for what is loaded, then every input `load`
+ * reads (as useEffect's dependencies; two loads with the same key share one answer). `every`
+ * reloads it that often (ms) while the page is shown and the server reachable; `enabled: false`
+ * loads nothing.
  */
-export function useAsync<T>(load: () => Promise<T>, inputs: unknown[]): Async<T> {
-  const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
-  const generation = useRef(0);
-  const retry = useRef<ReturnType<typeof setTimeout>>(undefined);
-  const run = useCallback((attempt = 0) => {
-    clearTimeout(retry.current);
-    const mine = ++generation.current;
-    setState((previous) => ({ ...previous, loading: true }));
-    load().then(
-      (data) => mine === generation.current && setState({ data, loading: false }),
-      (error: Error) => {
-        if (mine !== generation.current) return;
-        if (error instanceof ServerUnreachable) retry.current = setTimeout(() => run(attempt + 1), backoffDelay(attempt));
-        else setState((previous) => ({ ...previous, error: error.message, loading: false }));
-      },
-    );
-    // The caller names what the load depends on, as with useEffect.
-  }, inputs);
-  useEffect(() => {
-    run();
-    return () => {
-      generation.current++;
-      clearTimeout(retry.current);
-    };
-  }, [run]);
-  const reload = useCallback(() => run(), [run]);
-  return { data: state.data, error: state.error, loading: state.loading, reload };
+export function useServerState<T>(
+  key: readonly [name: string, ...inputs: unknown[]],
+  load: () => Promise<T>,
+  options: { every?: number | false; enabled?: boolean } = {},
+): Async<T> {
+  const query = useQuery({
+    queryKey: key,
+    queryFn: load,
+    enabled: options.enabled ?? true,
+    refetchInterval: () => (options.every && connection.reachable ? options.every : false),
+  });
+  const { refetch } = query;
+  const reload = useCallback(() => void refetch(), [refetch]);
+  return {
+    data: query.data,
+    // A failed reload keeps the data; the error is shown beside it (an unreachable server is not an error: see above).
+    error: query.error && !(query.error instanceof ServerUnreachable) ? query.error.message : undefined,
+    loading: query.isFetching,
+    reload,
+  };
 }
 
 /** Whether the server answered the last request (false while "reconnecting…"). */

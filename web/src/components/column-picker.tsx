@@ -3,7 +3,7 @@
 
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { useAsync } from "../hooks.ts";
+import { useServerState } from "../hooks.ts";
 import type { Column } from "../lib/run-columns.ts";
 
 /** Keys seen in the newest runs' configs and metadata, plus the project's metric names. */
@@ -38,7 +38,7 @@ export function ColumnPicker({
 }) {
   const [open, setOpen] = useState(false);
   const [search, setSearch] = useState("");
-  const choices = useAsync(() => (open ? loadChoices(projectName) : Promise.resolve([])), [open, projectName]);
+  const choices = useServerState(["columnChoices", projectName], () => loadChoices(projectName), { enabled: open });
   const isChosen = (choice: Column) => columns.some((column) => column.source === choice.source && column.key === choice.key);
   const toggle = (choice: Column) =>
     onChange(

@@ -1,14 +1,14 @@
 // The metric a page shows (compare, leaderboard): `?metric=` in the URL, else defaultMetric (a validation loss, never a system metric).
 
 import { api } from "../api.ts";
-import { useAsync, type Async } from "../hooks.ts";
+import { useServerState, type Async } from "../hooks.ts";
 import { defaultMetric } from "../lib/metric-choice.ts";
 import { useLocation } from "../router.tsx";
 
 /** The project's metric names (of the given runs only, when given) and the chosen one ("" when there is none). */
 export function useMetricChoice(projectName: string, runIds?: number[]): { names: Async<{ metricNames: string[] }>; metric: string } {
   const { query } = useLocation();
-  const names = useAsync(() => api.metricNames(projectName, runIds), [projectName, runIds?.join(",")]);
+  const names = useServerState(["metricNames", projectName, runIds?.join(",")], () => api.metricNames(projectName, runIds));
   return { names, metric: query.get("metric") ?? defaultMetric(names.data?.metricNames ?? []) };
 }
 

@@ -10,7 +10,7 @@ import { MetricSelect, useMetricChoice } from "../components/metric-select.tsx";
 import { ChartControls, DEFAULT_CHART_SETTINGS } from "../components/run/charts.tsx";
 import { usePickedColors } from "../components/workspace/stored.ts";
 import { POINTS_PER_CHART } from "../components/run/series-feed.ts";
-import { useAsync, useStoredState } from "../hooks.ts";
+import { useServerState, useStoredState } from "../hooks.ts";
 import { formatNumber, formatValue } from "../lib/format.ts";
 import { defaultMetric } from "../lib/metric-choice.ts";
 import { endKind } from "../lib/series-end.ts";
@@ -64,7 +64,7 @@ async function runsInProject(projectName: string, runIds: number[]): Promise<num
 
 export function ComparePage({ projectName, runIds: requested }: { projectName: string; runIds: number[] }) {
   // An unknown run ID is said, not waited for: only the runs that exist are compared.
-  const known = useAsync(() => runsInProject(projectName, requested), [projectName, requested.join(",")]);
+  const known = useServerState(["runsInProject", projectName, requested.join(",")], () => runsInProject(projectName, requested));
   const runIds = known.data ?? [];
   // The compared runs are coloured as a set, with the colours picked for them in the project's table.
   const { picked } = usePickedColors(projectName);
@@ -76,32 +76,30 @@ export function ComparePage({ projectName, runIds: requested }: { projectName: s
   const [window, setWindow] = useState<[number, number] | null>(null);
   const [allKeys, setAllKeys] = useState(false);
 
-  const comparison = useAsync(
-    () => (metric && runIds.length > 0 ? api.compare(projectName, runIds, metric) : Promise.resolve(undefined)),
-    [projectName, runIds.join(","), metric],
-  );
-  const points = useAsync(
-    // Nothing to draw until the runs and the metric are known: an empty chart first would pass for a drawn one.
+  const comparison = useServerState(["compare", projectName, runIds.join(","), metric], () => api.compare(projectName, runIds, metric), {
+    enabled: metric !== "" && runIds.length > 0,
+  });
+  const points = useServerState(
+    ["comparePoints", projectName, runIds.join(","), metric, window?.join("-")],
     () =>
-      known.data === undefined || !metric
-        ? Promise.resolve(undefined)
-        : Promise.all(
-            // One batch read for every run (split only past its limits), each series sampled as
-            // /api/runs/metrics samples POINTS_PER_CHART points.
-            batchPlan(runIds, [metric], POINTS_PER_CHART / 4).map(({ runIds: ids }) =>
-              api.metricsBatch({
-                projectName,
-                runIds: ids,
-                logNames: [metric],
-                buckets: POINTS_PER_CHART / 4,
-                ...(window ? { stepMin: window[0], stepMax: window[1] } : {}),
-              }),
-            ),
-          ).then((answers) => {
-            const byRun = new Map(answers.flatMap((answer) => answer.series).map((series) => [series.runId, pointsOfBatch(series)]));
-            return runIds.map((runId) => byRun.get(runId) ?? []);
+      Promise.all(
+        // One batch read for every run (split only past its limits), each series sampled as
+        // /api/runs/metrics samples POINTS_PER_CHART points.
+        batchPlan(runIds, [metric], POINTS_PER_CHART / 4).map(({ runIds: ids }) =>
+          api.metricsBatch({
+            projectName,
+            runIds: ids,
+            logNames: [metric],
+            buckets: POINTS_PER_CHART / 4,
+            ...(window ? { stepMin: window[0], stepMax: window[1] } : {}),
           }),
-    [projectName, known.data === undefined, runIds.join(","), metric, window?.join("-")],
+        ),
+      ).then((answers) => {
+        const byRun = new Map(answers.flatMap((answer) => answer.series).map((series) => [series.runId, pointsOfBatch(series)]));
+        return runIds.map((runId) => byRun.get(runId) ?? []);
+      }),
+    // Nothing to draw until the runs and the metric are known: an empty chart first would pass for a drawn one.
+    { enabled: known.data !== undefined && metric !== "" },
   );
 
   const runs = comparison.data?.runs ?? [];

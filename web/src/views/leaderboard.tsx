@@ -4,7 +4,7 @@ import { AGGREGATIONS, DIRECTIONS } from "../../../src/domain/shared-with-ui.ts"
 import { api } from "../api.ts";
 import { ErrorNote, Loading, PageTitle, Pager, ProjectCrumb, StatusBadge, TimeAgo, TruncatedTags } from "../components/common.tsx";
 import { MetricSelect, useMetricChoice } from "../components/metric-select.tsx";
-import { useAsync } from "../hooks.ts";
+import { useServerState } from "../hooks.ts";
 import { formatNumber } from "../lib/format.ts";
 import { endKind } from "../lib/series-end.ts";
 import { Link, runPath, setQuery, useLocation } from "../router.tsx";
@@ -34,10 +34,10 @@ export function LeaderboardPage({ projectName }: { projectName: string }) {
   const aggregation = AGGREGATION_CHOICES.find((name) => name === query.get("aggregation")) ?? "LAST";
   const direction = DIRECTIONS.find((name) => name === query.get("direction")) ?? "ASC";
   const offset = Number(query.get("offset") ?? 0) || 0;
-  const board = useAsync(
-    () =>
-      metric ? api.leaderboard({ projectName, logName: metric, aggregation, direction, limit: PAGE, offset }) : Promise.resolve(undefined),
-    [projectName, metric, aggregation, direction, offset],
+  const board = useServerState(
+    ["leaderboard", projectName, metric, aggregation, direction, offset],
+    () => api.leaderboard({ projectName, logName: metric, aggregation, direction, limit: PAGE, offset }),
+    { enabled: metric !== "" },
   );
 
   return (

@@ -3,7 +3,7 @@
 import { useEffect } from "preact/hooks";
 import { api } from "../api.ts";
 import { Loading, PageTitle } from "../components/common.tsx";
-import { useAsync } from "../hooks.ts";
+import { useServerState } from "../hooks.ts";
 import type { MlflowLink } from "../lib/mlflow-links.ts";
 import { Link, navigate, projectPath, runPath } from "../router.tsx";
 
@@ -17,7 +17,7 @@ async function pageOf(link: MlflowLink): Promise<string> {
 }
 
 export function MlflowLinkPage({ link }: { link: MlflowLink }) {
-  const page = useAsync(() => pageOf(link), [link.experimentId, link.runId]);
+  const page = useServerState(["mlflowLink", link.experimentId, link.runId], () => pageOf(link));
   // The MLflow link is replaced in the history: Back leaves the page rather than coming back here.
   useEffect(() => {
     if (page.data) navigate(page.data, { replace: true });

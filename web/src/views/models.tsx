@@ -4,7 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ErrorNote, Loading, PageTitle, Pager, TimeAgo } from "../components/common.tsx";
 import { KeyValues, VersionsTable } from "../components/models.tsx";
-import { useAsync } from "../hooks.ts";
+import { useServerState } from "../hooks.ts";
 import { Link, modelPath, modelsPath, setQuery, useLocation } from "../router.tsx";
 
 const PAGE_SIZE = 50;
@@ -17,7 +17,7 @@ export function ModelsPage() {
   const offset = offsetOf(query);
   const [searchText, setSearchText] = useState(search);
   useEffect(() => setSearchText(search), [search]);
-  const models = useAsync(() => api.models({ search, limit: PAGE_SIZE, offset }), [search, offset]);
+  const models = useServerState(["models", search, offset], () => api.models({ search, limit: PAGE_SIZE, offset }));
   return (
     <section>
       <PageTitle title="Models" />
@@ -110,7 +110,7 @@ export function ModelsPage() {
 export function ModelPage({ name }: { name: string }) {
   const { query } = useLocation();
   const offset = offsetOf(query);
-  const model = useAsync(() => api.model(name, { limit: PAGE_SIZE, offset }), [name, offset]);
+  const model = useServerState(["model", name, offset], () => api.model(name, { limit: PAGE_SIZE, offset }));
   if (model.error) return <ErrorNote error={model.error} />;
   if (!model.data) return <Loading what={`model ${name}`} />;
   const { model: summary, versions } = model.data;

@@ -1,14 +1,13 @@
 import { api } from "../api.ts";
 import { ErrorNote, Loading, PageTitle, TimeAgo } from "../components/common.tsx";
-import { useAsync, useInterval } from "../hooks.ts";
+import { useServerState } from "../hooks.ts";
 import { Link, projectPath } from "../router.tsx";
 
 /** How often the list reloads: ingest moves a project's last activity (docs/api.md, "Last update and last activity"). */
 const REFRESH_MS = 10_000;
 
 export function ProjectsPage() {
-  const projects = useAsync(() => api.projects(), []);
-  useInterval(projects.reload, REFRESH_MS, true);
+  const projects = useServerState(["projects"], () => api.projects(), { every: REFRESH_MS });
   const list = [...(projects.data?.projects ?? [])].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
   return (
     <section>

@@ -13,7 +13,7 @@ import { RunAlerts } from "../components/run/alerts.tsx";
 import { RunModels } from "../components/run/models.tsx";
 import { StatusHistory } from "../components/run/status-history.tsx";
 import { JsonTree } from "../components/json-tree.tsx";
-import { useAsync, useInterval } from "../hooks.ts";
+import { useInterval, useServerState } from "../hooks.ts";
 import { setQuery, useLocation } from "../router.tsx";
 
 /** How often a RUNNING run's page asks for what is new. */
@@ -36,9 +36,9 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
   const { query } = useLocation();
   const tab = (TABS.find(([id]) => id === query.get("tab"))?.[0] ?? "charts") as Tab;
   const ref = { projectName, runId };
-  const run = useAsync(() => api.run(runId), [runId]);
+  const run = useServerState(["run", runId], () => api.run(runId));
   // Statistics feed the header's divergence mark and the charts (their new metrics and new steps).
-  const statistics = useAsync(() => api.statistics(ref), [runId]);
+  const statistics = useServerState(["statistics", projectName, runId], () => api.statistics(ref));
   const [liveTick, setLiveTick] = useState(0);
   const live = run.data?.status === "RUNNING";
   useInterval(

@@ -14,7 +14,7 @@ import { RunIdentity } from "../components/workspace/run-identity.tsx";
 import { Splitter, useSplit } from "../components/workspace/split.tsx";
 import { useLayout, usePickedColors } from "../components/workspace/stored.ts";
 import { fieldValuesFor, Workspace } from "../components/workspace/workspace.tsx";
-import { useAsync, useInterval, useStoredState } from "../hooks.ts";
+import { useServerState, useStoredState } from "../hooks.ts";
 import { formatNumber, formatRunDuration, formatValue } from "../lib/format.ts";
 import { type Group, groupRuns, groupValue } from "../lib/grouping.ts";
 import { assignRunColors, runColor } from "../lib/run-color.ts";
@@ -108,9 +108,10 @@ export function RunsPage({ projectName }: { projectName: string }) {
   const [storedColumns, setColumns] = useStoredState<unknown>(`stepwise.columns.${projectName}`, null);
   const chosenColumns = parseColumns(storedColumns);
   // Until columns are chosen, the sweep's: the config keys that differ between the selection's runs, the main metrics.
-  const defaults = useAsync(
-    () => (chosenColumns === null ? loadDefaultColumns(projectName, { search, tags, status, filter }) : Promise.resolve([])),
-    [projectName, chosenColumns === null, search, tags, status, filter],
+  const defaults = useServerState(
+    ["defaultColumns", projectName, search, tags, status, filter],
+    () => loadDefaultColumns(projectName, { search, tags, status, filter }),
+    { enabled: chosenColumns === null },
   );
   const columns = chosenColumns ?? defaults.data ?? [];
   // The ticked runs, kept whole: "charts: ticked runs only" draws them wherever they were ticked (any page).
@@ -136,7 +137,11 @@ export function RunsPage({ projectName }: { projectName: string }) {
   // The grouping's config keys come with the page's runs too, shown as columns or not.
   const fieldRequest = fieldValuesFor(grouping.keys, fieldColumns);
   const metricColumns = [...new Set(columns.filter((column) => column.source === "summary").map((column) => column.key))];
-  const runs = useAsync(
+  // While a run of the page runs, its duration, status and metric values move: the page reloads.
+  const [live, setLive] = useState(false);
+  const every = live && LIVE_INTERVAL_MS;
+  const runs = useServerState(
+    ["runList", projectName, search, tags, status, sort, filter, offset, pageSize, fieldRequest.visibleColumns],
     () =>
       api.listRuns({
         projectName,
@@ -150,11 +155,16 @@ export function RunsPage({ projectName }: { projectName: string }) {
         includeDiverged: "true",
         ...fieldRequest,
       }),
-    [projectName, search, tags, status, sort, filter, offset, pageSize, fieldRequest.visibleColumns],
+    { every },
   );
-  const summaries = useAsync(() => loadSummaries(projectName, runs.data?.runs ?? [], metricColumns), [runs.data, metricColumns.join("\n")]);
-  // While a run of the page runs, its duration, status and metric values move: reload the page.
-  useInterval(runs.reload, LIVE_INTERVAL_MS, runs.data?.runs.some((run) => run.status === "RUNNING") ?? false);
+  const pageRunIds = runs.data?.runs.map((run) => run.id).join(",") ?? "";
+  const summaries = useServerState(
+    ["runSummaries", projectName, pageRunIds, metricColumns.join("\n")],
+    () => loadSummaries(projectName, runs.data?.runs ?? [], metricColumns),
+    { enabled: runs.data !== undefined, every },
+  );
+  const anyRunning = runs.data?.runs.some((run) => run.status === "RUNNING") ?? false;
+  useEffect(() => setLive(anyRunning), [anyRunning]);
 
   const headers: { id: string; label: string; column?: Column }[] = [
     { id: "status", label: "Status" },

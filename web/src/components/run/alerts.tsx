@@ -1,11 +1,11 @@
 import { api } from "../../api.ts";
-import { useAsync, useLiveTick } from "../../hooks.ts";
+import { useServerState, useLiveTick } from "../../hooks.ts";
 import { formatDate } from "../../lib/format.ts";
 import { ErrorNote, Loading } from "../common.tsx";
 
 /** The alerts a run's client sent (`pluto.alert(...)`), newest first, with their level, title and body as text. */
 export function RunAlerts({ runId, liveTick }: { runId: number; liveTick: number }) {
-  const alerts = useAsync(() => api.alerts(runId), [runId]);
+  const alerts = useServerState(["alerts", runId], () => api.alerts(runId));
   useLiveTick(liveTick, alerts.reload);
   if (alerts.error) return <ErrorNote error={alerts.error} />;
   if (!alerts.data) return <Loading what="alerts" />;

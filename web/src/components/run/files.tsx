@@ -3,7 +3,7 @@
 
 import { useState } from "preact/hooks";
 import { api, type RunRef } from "../../api.ts";
-import { useAsync } from "../../hooks.ts";
+import { useServerState } from "../../hooks.ts";
 import { formatBytes, formatDate, formatNumber } from "../../lib/format.ts";
 import type { FileRecord } from "../../types.ts";
 import { ErrorNote, Loading } from "../common.tsx";
@@ -66,7 +66,7 @@ function ImageSeries({ logName, files }: { logName: string; files: FileRecord[] 
 }
 
 export function RunFiles({ run }: { run: RunRef }) {
-  const files = useAsync(() => api.files(run), [run.runId]);
+  const files = useServerState(["files", run.runId], () => api.files(run));
   if (files.error) return <ErrorNote error={files.error} />;
   if (!files.data) return <Loading what="files" />;
   if (files.data.files.length === 0) return <p class="muted">This run has no files.</p>;

@@ -1,5 +1,5 @@
 import { api } from "../../api.ts";
-import { useAsync } from "../../hooks.ts";
+import { useServerState } from "../../hooks.ts";
 import { Link, runPath } from "../../router.tsx";
 import type { RunDetails } from "../../types.ts";
 import { ErrorNote, Loading, StatusBadge } from "../common.tsx";
@@ -20,7 +20,7 @@ async function ancestorsOf(run: RunDetails): Promise<RunDetails[]> {
 
 /** Where a run was forked from: the whole chain of forks by name, each with the step it was forked at, and the runs forked from it. */
 export function Lineage({ run }: { run: RunDetails }) {
-  const ancestors = useAsync(() => ancestorsOf(run), [run.id, run.forkedFromRunId]);
+  const ancestors = useServerState(["lineage", run.id, run.forkedFromRunId], () => ancestorsOf(run));
   return (
     <div class="lineage" data-testid="lineage">
       <h2>Forked from</h2>

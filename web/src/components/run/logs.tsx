@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { CONSOLE_LOG_TYPES } from "../../../../src/domain/shared-with-ui.ts";
 import { api, type RunRef } from "../../api.ts";
-import { useAsync, useLiveTick } from "../../hooks.ts";
+import { useLiveTick, useServerState } from "../../hooks.ts";
 import { hasAnsi, parseAnsi, plainText, spanClasses } from "../../lib/ansi.ts";
 import { formatDate } from "../../lib/format.ts";
 import type { LogLine, LogsQuery } from "../../types.ts";
@@ -69,18 +69,16 @@ export function RunLogs({ run, liveTick, openAtEnd = false }: { run: RunRef; liv
   const list = useRef<HTMLOListElement>(null);
 
   // Without a search the server pages; a search scans the log once and its matches are paged here.
-  const lines = useAsync(
-    () => (search === "" ? api.logs(run, { logType, limit: PAGE, offset }) : Promise.resolve(undefined)),
-    [run.runId, logType, search, offset],
-  );
-  const matches = useAsync(
+  const lines = useServerState(["logs", run.runId, logType, offset], () => api.logs(run, { logType, limit: PAGE, offset }), {
+    enabled: search === "",
+  });
+  const matches = useServerState(
+    ["logSearch", run.runId, logType, search],
     () =>
-      search === ""
-        ? Promise.resolve(undefined)
-        : scanLogs(run, logType, search, (scanned, total) =>
-            setProgress(`searched ${scanned.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} lines`),
-          ),
-    [run.runId, logType, search],
+      scanLogs(run, logType, search, (scanned, total) =>
+        setProgress(`searched ${scanned.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} lines`),
+      ),
+    { enabled: search !== "" },
   );
   const page = search === "" ? lines : matches;
   const shown =

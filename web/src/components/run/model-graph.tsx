@@ -1,5 +1,5 @@
 import { api } from "../../api.ts";
-import { useAsync } from "../../hooks.ts";
+import { useServerState } from "../../hooks.ts";
 import { formatNumber } from "../../lib/format.ts";
 import { type GraphLayout, graphEdges, layoutGraph, NODE_HEIGHT, NODE_WIDTH } from "../../lib/graph-layout.ts";
 import { modelTree, type GraphNode } from "../../lib/tree.ts";
@@ -87,7 +87,7 @@ function EdgeDiagram({ layout }: { layout: GraphLayout }) {
 
 /** The logged model graph: its edges as a diagram (when it has edges), and a collapsible tree of modules. */
 export function ModelGraphTree({ runId }: { runId: number }) {
-  const graph = useAsync(() => api.modelGraph(runId), [runId]);
+  const graph = useServerState(["modelGraph", runId], () => api.modelGraph(runId));
   if (graph.error) return <ErrorNote error={graph.error} />;
   if (!graph.data) return <Loading what="model graph" />;
   if (!graph.data.graph) return <p class="muted">This run has no model graph.</p>;

@@ -1,11 +1,11 @@
 import { api } from "../../api.ts";
-import { useAsync } from "../../hooks.ts";
+import { useServerState } from "../../hooks.ts";
 import { ErrorNote, Loading, TimeAgo } from "../common.tsx";
 import { KeyValues, VersionsTable } from "../models.tsx";
 
 /** What a run made: its MLflow 3 logged models, and the registered model versions whose run it is. */
 export function RunModels({ runId }: { runId: number }) {
-  const models = useAsync(() => api.modelsOfRun(runId), [runId]);
+  const models = useServerState(["modelsOfRun", runId], () => api.modelsOfRun(runId));
   if (models.error) return <ErrorNote error={models.error} />;
   if (!models.data) return <Loading what="models" />;
   const { loggedModels, versions } = models.data;

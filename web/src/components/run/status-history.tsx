@@ -1,11 +1,11 @@
 import { api } from "../../api.ts";
-import { useAsync, useLiveTick } from "../../hooks.ts";
+import { useServerState, useLiveTick } from "../../hooks.ts";
 import { formatDate } from "../../lib/format.ts";
 import { ErrorNote, Loading, StatusBadge } from "../common.tsx";
 
 /** The durable timeline of a run's status changes, oldest first. */
 export function StatusHistory({ runId, liveTick }: { runId: number; liveTick: number }) {
-  const history = useAsync(() => api.statusHistory(runId), [runId]);
+  const history = useServerState(["statusHistory", runId], () => api.statusHistory(runId));
   useLiveTick(liveTick, history.reload);
   if (history.error) return <ErrorNote error={history.error} />;
   if (!history.data) return <Loading what="status history" />;

@@ -4,7 +4,7 @@
 
 import { useState } from "preact/hooks";
 import { api } from "../../api.ts";
-import { useAsync } from "../../hooks.ts";
+import { useServerState } from "../../hooks.ts";
 import { type Grouping, TAGS_KEY } from "../../lib/grouping.ts";
 import { differingKeys } from "../../lib/tree.ts";
 import type { Selection } from "./workspace.tsx";
@@ -30,9 +30,10 @@ export function GroupingControl({
   onChange: (grouping: Grouping) => void;
 }) {
   const [open, setOpen] = useState(false);
-  const keys = useAsync(
-    () => (open ? loadKeys(projectName, selection) : Promise.resolve({ differing: [], same: [] })),
-    [open, projectName, selection.search, selection.tags, selection.status, selection.filter],
+  const keys = useServerState(
+    ["groupingKeys", projectName, selection.search, selection.tags, selection.status, selection.filter],
+    () => loadKeys(projectName, selection),
+    { enabled: open },
   );
   const toggle = (key: string, on: boolean) =>
     onChange({ ...grouping, keys: on ? [...grouping.keys, key] : grouping.keys.filter((other) => other !== key) });

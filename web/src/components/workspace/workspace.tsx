@@ -8,7 +8,7 @@
 
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api } from "../../api.ts";
-import { useAsync, useInterval, useMediaQuery } from "../../hooks.ts";
+import { useInterval, useMediaQuery, useServerState } from "../../hooks.ts";
 import { groupRuns, TAGS_KEY } from "../../lib/grouping.ts";
 import {
   addCustomPanel,
@@ -134,24 +134,28 @@ export function Workspace({
   const onlyIds = onlyRuns?.map((run) => run.id).join(",");
   const grouping = layout.grouping;
   const groupFields = fieldValuesFor(grouping.keys);
-  const loaded = useAsync(async () => {
-    const runs = onlyRuns
-      ? { runs: [...onlyRuns], total: onlyRuns.length }
-      : await listRunsUpTo({ projectName, ...selection, ...groupFields }, cap);
-    const ids = runs.runs.map((run) => run.id);
-    const names = ids.length > 0 ? await api.metricNames(projectName, ids) : { projectName, metricNames: [] };
-    return { runs, metricNames: names.metricNames };
-  }, [
-    projectName,
-    selection.search,
-    selection.tags,
-    selection.status,
-    selection.sort,
-    selection.filter,
-    cap,
-    onlyIds,
-    groupFields.visibleColumns,
-  ]);
+  const loaded = useServerState(
+    [
+      "workspaceRuns",
+      projectName,
+      selection.search,
+      selection.tags,
+      selection.status,
+      selection.sort,
+      selection.filter,
+      cap,
+      onlyIds,
+      groupFields.visibleColumns,
+    ],
+    async () => {
+      const runs = onlyRuns
+        ? { runs: [...onlyRuns], total: onlyRuns.length }
+        : await listRunsUpTo({ projectName, ...selection, ...groupFields }, cap);
+      const ids = runs.runs.map((run) => run.id);
+      const names = ids.length > 0 ? await api.metricNames(projectName, ids) : { projectName, metricNames: [] };
+      return { runs, metricNames: names.metricNames };
+    },
+  );
   const selected = loaded.data?.runs.runs ?? [];
   const selectedIds = selected.map((run) => run.id).join(",");
   useEffect(() => onRuns?.(selectedIds === "" ? [] : selectedIds.split(",").map(Number)), [selectedIds]);
