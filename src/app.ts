@@ -18,6 +18,7 @@ import { mlflowRoutes } from "./http/routes/mlflow/index.js";
 import { statsRoutes } from "./http/routes/stats.js";
 import { projectRoutes } from "./http/routes/projects.js";
 import { runListRoutes } from "./http/routes/run-list.js";
+import { sweepRoutes } from "./http/routes/sweep.js";
 import { runDetailRoutes } from "./http/routes/run-details.js";
 import { runWriteRoutes } from "./http/routes/runs.js";
 import { FieldFilterTerm, RunFilterGrammar } from "./http/schemas/run-list.js";
@@ -90,6 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(runWriteRoutes(routeDeps));
     await api.register(runDetailRoutes(routeDeps));
     await api.register(runListRoutes(routeDeps));
+    await api.register(sweepRoutes(routeDeps));
     await api.register(ingestRoutes(routeDeps));
     await api.register(metricRoutes(routeDeps));
     await api.register(statsRoutes(routeDeps));
