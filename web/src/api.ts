@@ -112,6 +112,7 @@ export const api = {
   validate: (key: string) => request<T.Validation>("GET", "/api/runs/auth/validate", undefined, key),
   projects: () => get<T.Projects>("/api/runs/projects"),
   listRuns: (query: T.RunListQuery) => get<T.RunList>("/api/runs/list", { ...query }),
+  sweep: (query: T.SweepQuery) => get<T.Sweep>("/api/runs/sweep", { ...query }),
   metricNames: (projectName: string, runIds?: number[], search?: string) =>
     get<T.MetricNames>("/api/runs/metric-names", { projectName, runIds: runIds?.join(","), search, limit: 500 }),
   run: (runId: number) => get<T.RunDetails>(`/api/runs/details/${runId}`),

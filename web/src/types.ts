@@ -21,6 +21,7 @@ import type {
 } from "../../src/http/schemas/models.ts";
 import type { ProjectsResponse, ValidateKeyResponse } from "../../src/http/schemas/projects.ts";
 import type { ListRunsQuery, ListRunsResponse } from "../../src/http/schemas/run-list.ts";
+import type { SweepQuery as SweepQuerySchema, SweepResponse } from "../../src/http/schemas/sweep.ts";
 import type {
   AlertsResponse,
   ModelGraphResponse,
@@ -41,6 +42,8 @@ export type Projects = Static<typeof ProjectsResponse>;
 export type Project = Projects["projects"][number];
 
 export type RunList = Static<typeof ListRunsResponse>;
+export type Sweep = Static<typeof SweepResponse>;
+export type SweepQuery = Static<typeof SweepQuerySchema>;
 export type RunListItem = RunList["runs"][number];
 export type RunListQuery = Static<typeof ListRunsQuery>;
 /** A metric whose series ended in NaN or ±Inf (the run list's `divergedMetrics`). */

@@ -7,6 +7,7 @@ import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { RUN_STATUSES, runSortOf } from "../../../src/domain/shared-with-ui.ts";
 import { api } from "../api.ts";
 import { ErrorNote, Loading, PageTitle, Pager, StatusBadge, TimeAgo, TruncatedTags } from "../components/common.tsx";
+import { Analysis } from "../components/analysis/analysis.tsx";
 import { ColumnPicker } from "../components/column-picker.tsx";
 import { FilterBuilder } from "../components/filter-builder.tsx";
 import { highlightRun, RunColors, useHighlightedRun } from "../components/run-colors.tsx";
@@ -20,6 +21,7 @@ import { type Group, groupRuns, groupValue } from "../lib/grouping.ts";
 import { assignRunColors, runColor } from "../lib/run-color.ts";
 import { AGGREGATES, type Aggregate, type Column, columnId, defaultColumns, parseColumns } from "../lib/run-columns.ts";
 import { divergedRunMark, endKind } from "../lib/series-end.ts";
+import { parseBrushes, withBrushes } from "../lib/sweep-axes.ts";
 import { Link, comparePath, leaderboardPath, navigate, runPath, setQuery, useLocation } from "../router.tsx";
 import type { Comparison, RunListItem } from "../types.ts";
 
@@ -103,7 +105,11 @@ export function RunsPage({ projectName }: { projectName: string }) {
   const tags = query.get("tags") ?? "";
   const status = query.get("status") ?? "";
   const sort = query.get("sort") ?? "-createdAt";
-  const filter = query.get("filter") ?? "";
+  // The filter the user wrote, and the one the table and charts apply: with the analysis's brushes.
+  const writtenFilter = query.get("filter") ?? "";
+  const brushes = parseBrushes(query.get("brush"));
+  const filter = withBrushes(writtenFilter, brushes);
+  const [analysisOpen, setAnalysisOpen] = useStoredState(`stepwise.analysis.${projectName}`, false);
   const offset = Number(query.get("offset") ?? 0) || 0;
   const [storedColumns, setColumns] = useStoredState<unknown>(`stepwise.columns.${projectName}`, null);
   const chosenColumns = parseColumns(storedColumns);
@@ -404,7 +410,28 @@ export function RunsPage({ projectName }: { projectName: string }) {
           </fieldset>
           <button type="submit">Search</button>
         </form>
-        <FilterBuilder projectName={projectName} filter={filter} onApply={(text) => setQuery({ filter: text, offset: undefined })} />
+        <FilterBuilder projectName={projectName} filter={writtenFilter} onApply={(text) => setQuery({ filter: text, offset: undefined })} />
+        <details
+          class="panel"
+          open={analysisOpen}
+          onToggle={(event) => setAnalysisOpen(event.currentTarget.open)}
+          data-testid="analysis-section"
+        >
+          <summary>
+            Analysis: parallel coordinates, scatter, parameter importance
+            {brushes.length > 0
+              ? ` (${brushes.length} ${brushes.length === 1 ? "brush narrows" : "brushes narrow"} the table and charts)`
+              : ""}
+          </summary>
+          {analysisOpen && (
+            <Analysis
+              projectName={projectName}
+              selection={{ search, tags, status, sort, filter: writtenFilter }}
+              brushes={brushes}
+              onBrushes={(next) => setQuery({ brush: next.length > 0 ? JSON.stringify(next) : undefined, offset: undefined })}
+            />
+          )}
+        </details>
         <ColumnPicker projectName={projectName} columns={columns} chosen={chosenColumns !== null} onChange={setColumns} />
 
         <ErrorNote error={runs.error ?? summaries.error ?? defaults.error} />
