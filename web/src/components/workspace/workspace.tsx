@@ -25,6 +25,7 @@ import {
 import { ErrorNote, Loading, MetricSearch } from "../common.tsx";
 import "./workspace.css";
 import { useWorkspaceSeries } from "./batch-feed.ts";
+import { WorkspaceLogged } from "./logged.tsx";
 import { WorkspacePanel } from "./panel.tsx";
 import { useHiddenRuns, useLayout } from "./stored.ts";
 
@@ -210,6 +211,7 @@ export function Workspace({
           </details>
         );
       })}
+      <WorkspaceLogged projectName={projectName} runs={shown} />
     </section>
   );
 }
