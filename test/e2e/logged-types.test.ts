@@ -5,7 +5,8 @@
  * `Histogram.to_dict()` / `Table.to_dict()` as JSON text, a string series un-wrapped, and images
  * through `POST /files`). The run page shows a tab per kind (a heatmap drawn on its canvas and the
  * distribution at a picked step; a table sorted by a header click, at a picked step; text by step;
- * images by step); a malformed histogram is an error note for its entry, not a crash; a series
+ * images by step; a text file's start, bounded); a malformed histogram or table is an error note
+ * for its entry, not a crash; a name registered with nothing stored says so; a series
  * longer than the first read is sampled to its last step. The workspace shows each shown run's
  * latest distribution and table, and each run's image at a step picked across the runs.
  * Screenshots go to test-output/ui-screenshots/ (60-…).
@@ -95,20 +96,26 @@ async function addLogNames(client: ApiClient, run: Run, logType: string, logName
   assert.equal((await client.post("/api/runs/logName/add", { runId: run.runId, logName, logType })).status, 200);
 }
 
-async function uploadImage(client: ApiClient, run: Run, logName: string, step: number, png: Buffer) {
-  const fileName = `${logName}-${step}.png`;
+/** A file through POST /files and its upload URL, as pluto-ml's sync process sends one (a bare extension as its type). */
+async function uploadFile(client: ApiClient, run: Run, logName: string, step: number, fileName: string, fileType: string, bytes: Buffer) {
   const registered = await client.raw(
     "POST",
     "/files",
-    JSON.stringify({ files: [{ fileName, fileType: "png", fileSize: png.length, logName, step, time: T0 + step }] }),
+    JSON.stringify({ files: [{ fileName, fileType, fileSize: bytes.length, logName, step, time: T0 + step }] }),
     { "content-type": "application/json", "x-run-id": String(run.runId), "x-project-name": PROJECT },
   );
   assert.equal(registered.status, 200);
   const url = Object.values(registered.body[logName][0] as Record<string, string>)[0]!;
-  const upload = await fetch(url, { method: "PUT", body: new Uint8Array(png), headers: { "content-type": "image/png" } });
+  const upload = await fetch(url, { method: "PUT", body: new Uint8Array(bytes) });
   await upload.arrayBuffer();
   assert.equal(upload.status, 200);
 }
+
+const uploadImage = (client: ApiClient, run: Run, logName: string, step: number, png: Buffer) =>
+  uploadFile(client, run, logName, step, `${logName}-${step}.png`, "png", png);
+
+/** A text file longer than the preview's 64 KiB: its first line is shown, its last is not. */
+const NOTES = Buffer.from(Array.from({ length: 7000 }, (_, i) => `line ${String(i).padStart(4, "0")}\n`).join(""));
 
 const RED: [number, number, number] = [220, 30, 30];
 const GREEN: [number, number, number] = [30, 200, 60];
@@ -127,6 +134,18 @@ describe("every logged type has a view", () => {
   const slider = (within: Locator) => within.locator(".step-slider input[type=range]");
   const cells = (table: Locator, column: number) =>
     table.locator("tbody tr").evaluateAll((rows, c) => rows.map((row) => row.querySelectorAll("td")[c]!.textContent), column);
+  /** The colour of a shown image's centre, once it has loaded (same origin: the canvas is readable). */
+  const pixelOf = async (image: Locator) => {
+    await image.evaluate((img: HTMLImageElement) => img.decode());
+    return image.evaluate((img: HTMLImageElement) => {
+      const canvas = document.createElement("canvas");
+      canvas.width = img.naturalWidth;
+      canvas.height = img.naturalHeight;
+      const context = canvas.getContext("2d")!;
+      context.drawImage(img, 0, 0);
+      return [...context.getImageData(4, 4, 1, 1).data.slice(0, 3)];
+    });
+  };
   const inkedPixels = (canvas: Locator) =>
     canvas.evaluate((element: HTMLCanvasElement) => {
       const { data } = element.getContext("2d")!.getImageData(0, 0, element.width, element.height);
@@ -158,6 +177,7 @@ describe("every logged type has a view", () => {
       dataRow("model/graph", "GRAPH", 0, { nodes: { conv1: { type: "Conv2d" } }, edges: {} }),
       // Not a histogram pluto-ml would send: 3 edges for 4 counts.
       dataRow("broken/hist", "HISTOGRAM", 4, { freq: [1, 2, 3, 4], bins: [0, 1, 2], shape: "generic" }),
+      dataRow("broken/table", "TABLE", 2, { table: "not rows" }),
     ];
     assert.equal((await ingest(client, "data", alpha, alphaRows.join("\n"))).status, 200);
     const betaRows = [
@@ -169,6 +189,9 @@ describe("every logged type has a view", () => {
     await uploadImage(client, alpha, "samples", 0, solidPng(RED));
     await uploadImage(client, alpha, "samples", 5, solidPng(GREEN));
     await uploadImage(client, beta, "samples", 2, solidPng(BLUE));
+    await uploadFile(client, alpha, "notes", 0, "notes.txt", "txt", NOTES);
+    // Registered, never stored: the name is listed with a word saying so.
+    await addLogNames(client, alpha, "FILE", ["checkpoints"]);
 
     browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
@@ -183,8 +206,9 @@ describe("every logged type has a view", () => {
 
   it("shows a run's histograms as a drawn heatmap and the distribution at a picked step, and a malformed one as an error note", async () => {
     await open(`/projects/${PROJECT}/runs/${alpha.runId}`);
+    await page.getByRole("tab", { name: "Lineage" }).waitFor();
     const tabs = await page.locator("nav.tabs [role=tab]").allInnerTexts();
-    assert.deepEqual(tabs.slice(0, 5), ["Charts", "Histograms", "Tables", "Text", "Media"]);
+    assert.deepEqual(tabs.slice(0, 7), ["Charts", "Histograms", "Tables", "Text", "Media", "Other logs", "Logs"]);
     await page.getByRole("tab", { name: "Histograms" }).click();
     const weights = card("[data-testid=logged-histograms]", "weights/hist");
     const canvas = weights.locator("canvas[data-drawn=true]");
@@ -271,7 +295,25 @@ describe("every logged type has a view", () => {
     await graph.locator("summary").click();
     assert.match(await graph.locator("summary").innerText(), /^GRAPH · .* \(no view for this data type: its text\)$/);
     assert.match(await graph.locator("pre").innerText(), /"Conv2d"/);
+    // A text file: its start previewed, bounded to 64 KiB, the rest left to the download.
+    const notes = card("[data-testid=logged-text]", "notes").getByTestId("text-preview");
+    await notes.locator("pre").waitFor();
+    const preview = await notes.locator("pre").innerText();
+    assert.ok(preview.startsWith("line 0000\nline 0001\n"), preview.slice(0, 40));
+    assert.ok(!preview.includes("line 6999"), "the end of the file is past the preview");
+    assert.equal(preview.length, 64 * 1024);
+    assert.match(await notes.innerText(), /The first 65\.5 KB of 70\.0 KB; download for the rest/);
     await shot(page, "62-run-text");
+  });
+
+  it("lists a name with no view or nothing stored, never leaving it out", async () => {
+    await open(`/projects/${PROJECT}/runs/${alpha.runId}?tab=other-logs`);
+    const checkpoints = card("[data-testid=logged-other-logs]", "checkpoints");
+    assert.match(await checkpoints.locator("h3").innerText(), /checkpoints\s+FILE/);
+    assert.equal(
+      await checkpoints.getByTestId("nothing-stored").innerText(),
+      "The run names checkpoints, but nothing is stored under it yet.",
+    );
   });
 
   it("shows a run's images by step", async () => {
@@ -283,9 +325,11 @@ describe("every logged type has a view", () => {
     );
     assert.equal(await samples.getByTestId("picked-step").innerText(), "5");
     assert.match((await image.getAttribute("src"))!, /samples-5\.png/);
+    assert.deepEqual(await pixelOf(image), GREEN);
     await slider(samples).focus();
     await page.keyboard.press("Home");
     assert.match((await image.getAttribute("src"))!, /samples-0\.png/);
+    assert.deepEqual(await pixelOf(image), RED, "step 0's image is shown");
     await shot(page, "63-run-media");
     assert.deepEqual(errors, []);
   });
@@ -295,7 +339,7 @@ describe("every logged type has a view", () => {
     const logged = page.getByTestId("workspace-logged");
     await logged.waitFor();
     const sections = await logged.locator("details[data-section]").evaluateAll((list) => list.map((d) => d.getAttribute("data-section")));
-    assert.deepEqual(sections, ["logged-media", "logged-histograms", "logged-tables", "logged-text"]);
+    assert.deepEqual(sections, ["logged-media", "logged-histograms", "logged-tables", "logged-text", "logged-other-logs"]);
     // Histograms: each run's newest distribution (beta's found past its first 50 rows), in its colour.
     const weights = card("[data-testid=workspace-logged]", "weights/hist");
     const ofRun = (scope: Locator, run: Run) => scope.locator(`.logged-run[data-run-id='${run.runId}']`);
@@ -340,6 +384,7 @@ describe("every logged type has a view", () => {
     await page.keyboard.press("Home");
     assert.equal(await samples.getByTestId("picked-step").innerText(), "0");
     assert.match((await ofRun(samples, alpha).locator("img").getAttribute("src"))!, /samples-0\.png/);
+    assert.deepEqual(await pixelOf(ofRun(samples, alpha).locator("img")), RED);
     assert.match(await ofRun(samples, beta).innerText(), /nothing by step 0/);
     await page.keyboard.press("End");
     // The workspace pane scrolls on its own: a tall window holds the whole section for the picture.

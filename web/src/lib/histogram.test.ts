@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { heatColor, heatmapOf, MAX_BINS, parseHistogram, sampleIndices, totalCount } from "./histogram.ts";
+import { heatColor, heatmapOf, MAX_BINS, parseHistogram, positionOf, sampleIndices, totalCount } from "./histogram.ts";
 
 // What pluto-ml's Histogram.to_dict() sends, JSON-encoded into the data row's `data`.
 const uniform = JSON.stringify({
@@ -46,6 +46,16 @@ test("a malformed histogram is an error naming what is wrong, never an exception
   }
   const huge = parseHistogram(JSON.stringify({ freq: Array(MAX_BINS + 1).fill(1), bins: { min: 0, max: 1 } }));
   assert.equal(huge.ok, false);
+});
+
+test("histograms spanning the whole double range keep finite edges and place their counts", () => {
+  const parsed = parseHistogram(JSON.stringify({ freq: [1, 1], bins: { min: -1.7e308, max: 1.7e308, num: 2 } }));
+  assert.ok(parsed.ok);
+  if (!parsed.ok) return;
+  assert.deepEqual(parsed.value.edges, [-1.7e308, 0, 1.7e308]);
+  const map = heatmapOf([{ step: 0, histogram: parsed.value }], 2)!;
+  assert.deepEqual([...map.cells], [0.5, 0.5]);
+  assert.equal(positionOf(1.7e308, -1.7e308, 1.7e308), 1);
 });
 
 test("samples at most the given number of indices, evenly, keeping the first and the last", () => {

@@ -46,8 +46,9 @@ export function parseHistogram(text: string): Parsed<Histogram> {
   // One value logged (min = max) is a single bin of width 0: widened so it has a place on the axis.
   const [low, high] = max > min ? [min, max] : max === min ? [min - 0.5, min + 0.5] : [Number.NaN, Number.NaN];
   if (Number.isNaN(low)) return { ok: false, error: "bins.max is below bins.min" };
-  const width = (high - low) / counts.length;
-  const edges = Array.from({ length: counts.length + 1 }, (_, i) => (i === counts.length ? high : low + i * width));
+  // In halves: `high - low` overflows to Infinity for edges near ±1.8e308, the halves never do.
+  const half = (high / 2 - low / 2) / counts.length;
+  const edges = Array.from({ length: counts.length + 1 }, (_, i) => (i === counts.length ? high : 2 * (low / 2 + i * half)));
   return { ok: true, value: { edges, counts } };
 }
 
@@ -91,7 +92,6 @@ export function heatmapOf(series: readonly { step: number; histogram: Histogram 
     low = Math.min(low, histogram.edges[0]!);
     high = Math.max(high, histogram.edges.at(-1)!);
   }
-  const span = high - low;
   const cells = new Float64Array(series.length * rows);
   let peak = 0;
   series.forEach(({ histogram }, column) => {
@@ -101,8 +101,8 @@ export function heatmapOf(series: readonly { step: number; histogram: Histogram 
     for (let bin = 0; bin < counts.length; bin++) {
       const count = counts[bin]!;
       if (count === 0) continue;
-      const from = ((edges[bin]! - low) / span) * rows;
-      const to = ((edges[bin + 1]! - low) / span) * rows;
+      const from = positionOf(edges[bin]!, low, high) * rows;
+      const to = positionOf(edges[bin + 1]!, low, high) * rows;
       const width = to - from;
       for (let row = Math.max(0, Math.floor(from)); row < Math.min(rows, Math.ceil(to)); row++) {
         const overlap = width === 0 ? 1 : (Math.min(to, row + 1) - Math.max(from, row)) / width;
@@ -114,6 +114,9 @@ export function heatmapOf(series: readonly { step: number; histogram: Histogram 
   });
   return { steps: series.map(({ step }) => step), rows, low, high, cells, peak };
 }
+
+/** Where `value` lies from `low` (0) to `high` (1), in halves so that ±1.8e308 never overflow the span. */
+export const positionOf = (value: number, low: number, high: number) => (value / 2 - low / 2) / (high / 2 - low / 2);
 
 /** A colour for a share of the peak, 0 → the background's near-white, 1 → deep blue (one hue, ordered by lightness). */
 export function heatColor(fraction: number): string {

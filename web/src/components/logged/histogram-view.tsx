@@ -3,7 +3,7 @@
 
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { formatNumber } from "../../lib/format.ts";
-import { type Histogram, heatColor, heatmapOf, parseHistogram, sampleIndices, totalCount } from "../../lib/histogram.ts";
+import { type Histogram, heatColor, heatmapOf, parseHistogram, positionOf, sampleIndices, totalCount } from "../../lib/histogram.ts";
 import type { DataRow } from "../../types.ts";
 import { SampledNote, StepPicker } from "./step-picker.tsx";
 
@@ -91,16 +91,15 @@ function Heatmap({ series }: { series: readonly { step: number; histogram: Histo
 export function Distribution({ histogram, color = "var(--accent)", label }: { histogram: Histogram; color?: string; label: string }) {
   const { edges, counts } = histogram;
   const peak = Math.max(...counts);
-  const low = edges[0]!;
-  const span = edges.at(-1)! - low;
+  const [low, high] = [edges[0]!, edges.at(-1)!];
   const width = 300;
   const height = 100;
   return (
     <figure class="distribution" data-testid="distribution" data-counts={counts.join(",")}>
       <svg viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none" role="img" aria-label={label}>
         {counts.map((count, bin) => {
-          const x = ((edges[bin]! - low) / span) * width;
-          const w = Math.max(0.5, ((edges[bin + 1]! - edges[bin]!) / span) * width);
+          const x = positionOf(edges[bin]!, low, high) * width;
+          const w = Math.max(0.5, positionOf(edges[bin + 1]!, low, high) * width - x);
           const h = peak === 0 ? 0 : (count / peak) * height;
           return (
             <rect key={bin} x={x} y={height - h} width={w} height={h} fill={color}>
