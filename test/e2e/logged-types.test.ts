@@ -208,7 +208,7 @@ describe("every logged type has a view", () => {
     await open(`/projects/${PROJECT}/runs/${alpha.runId}`);
     await page.getByRole("tab", { name: "Lineage" }).waitFor();
     const tabs = await page.locator("nav.tabs [role=tab]").allInnerTexts();
-    assert.deepEqual(tabs.slice(0, 7), ["Charts", "Histograms", "Tables", "Text", "Media", "Other logs", "Logs"]);
+    assert.deepEqual(tabs.slice(0, 8), ["Charts", "Logs", "Histograms", "Tables", "Text", "Media", "Other logs", "Files"]);
     await page.getByRole("tab", { name: "Histograms" }).click();
     const weights = card("[data-testid=logged-histograms]", "weights/hist");
     const canvas = weights.locator("canvas[data-drawn=true]");

@@ -1,5 +1,5 @@
-// The run page (a run's `url`): header, then tabs for charts, what else the run logged (histograms,
-// tables, text, media, other logs), logs, files, config, history, model graph, models, lineage.
+// The run page (a run's `url`): header, then tabs for charts, logs, what else the run logged (histograms,
+// tables, text, media, other logs), files, config, history, model graph, models, lineage.
 
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
@@ -55,9 +55,13 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
   if (run.error) return <ErrorNote error={run.error} />;
   if (!run.data) return <Loading what="run" />;
   const details = run.data;
-  // Histograms, tables, text and media follow Charts when the run logged them (components/run/logged.tsx).
+  // Histograms, tables, text and media follow Logs when the run logged them (components/run/logged.tsx).
   const loggedTabs = loggedTabsOf(details.logNames);
-  const tabs: (readonly [Tab, string])[] = [TABS[0], ...loggedTabs.map((entry) => [entry.id, entry.label] as const), ...TABS.slice(1)];
+  const tabs: (readonly [Tab, string])[] = [
+    ...TABS.slice(0, 2),
+    ...loggedTabs.map((entry) => [entry.id, entry.label] as const),
+    ...TABS.slice(2),
+  ];
   const tab = tabs.find(([id]) => id === query.get("tab"))?.[0] ?? "charts";
   const loggedTab = loggedTabs.find((entry) => entry.id === tab);
   const showTab = (id: Tab) => setQuery({ tab: id === "charts" ? undefined : id });

@@ -7,7 +7,7 @@ import type { RunDetails } from "../../types.ts";
 import { RUN_PAGE_BOUNDS } from "../logged/feed.ts";
 import { LoggedEntries } from "../logged/logged-card.tsx";
 
-/** The tabs, in the order shown after Charts; a tab is shown when the run has a name of its kinds. */
+/** The tabs, in the order shown after Logs; a tab is shown when the run has a name of its kinds. */
 export const LOGGED_TABS: readonly { id: string; label: string; kinds: readonly LoggedKind[] }[] = [
   { id: "histograms", label: "Histograms", kinds: ["histogram"] },
   { id: "tables", label: "Tables", kinds: ["table"] },
