@@ -19,11 +19,13 @@ import { deflateSync } from "node:zlib";
 import type { Browser, Locator, Page } from "playwright-core";
 import { launchBrowser } from "../helpers/browser.js";
 import type { ApiClient } from "../helpers/client.js";
-import { ingest } from "../helpers/ingest.js";
+import { ingest, toNdjson } from "../helpers/ingest.js";
 import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
 
 const SCREENSHOTS = fileURLToPath(new URL("../../test-output/ui-screenshots/", import.meta.url));
 const PROJECT = "logged";
+/** A project whose 24 metric panels put the workspace's Logged data far below the pane's view. */
+const CROWDED = "crowded";
 const T0 = 1_700_000_000_000;
 /** Longer than the run page reads whole (1,000 steps): sampled. */
 const LONG_SERIES = 1500;
@@ -127,7 +129,9 @@ describe("every logged type has a view", () => {
   let page: Page;
   let alpha: Run;
   let beta: Run;
+  let crowded: Run;
   const errors: string[] = [];
+  const detailsReads: string[] = [];
   const open = (path: string) => page.goto(new URL(path, test.url).toString());
   const shot = (target: Page | Locator, name: string) => target.screenshot({ path: `${SCREENSHOTS}${name}.png` });
   const card = (scope: string, logName: string) => page.locator(`${scope} .logged-card[data-log-name='${logName}']`);
@@ -193,9 +197,21 @@ describe("every logged type has a view", () => {
     // Registered, never stored: the name is listed with a word saying so.
     await addLogNames(client, alpha, "FILE", ["checkpoints"]);
 
+    crowded = await client.createRun({ projectName: CROWDED, runName: "many-metrics" });
+    const metricLines = Array.from({ length: 20 }, (_, step) => ({
+      step,
+      data: Object.fromEntries(Array.from({ length: 24 }, (_, m) => [`group${String(m).padStart(2, "0")}/m`, step + m])),
+    }));
+    assert.equal((await ingest(client, "metrics", crowded, toNdjson(metricLines))).status, 200);
+    assert.equal((await ingest(client, "data", crowded, dataRow("weights/hist", "HISTOGRAM", 7, histogramOf(7, 10)))).status, 200);
+
     browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     page.on("pageerror", (error) => errors.push(error.message));
+    page.on("request", (request) => {
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith("/api/runs/details/")) detailsReads.push(path);
+    });
     await open("/projects");
     await page.evaluate((key) => localStorage.setItem("stepwise.apiKey", key), org.key);
   });
@@ -392,5 +408,24 @@ describe("every logged type has a view", () => {
     await logged.evaluate((element) => element.scrollIntoView({ block: "start" }));
     await shot(page, "64-workspace-logged");
     assert.deepEqual(errors, []);
+  });
+
+  it("reads the workspace's logged data only once that section nears view, so the first charts do not wait on it", async () => {
+    detailsReads.length = 0;
+    await open(`/projects/${CROWDED}`);
+    const firstPanel = page.locator("[data-testid=workspace] .ws-panel .chart-canvas[data-drawn=true]").first();
+    await firstPanel.waitFor();
+    const pending = page.getByTestId("workspace-logged-pending");
+    await pending.waitFor({ state: "attached" });
+    await page.waitForTimeout(300); // a window for a read that should not come: nothing to await
+    assert.deepEqual(detailsReads, [], "no run details read while Logged data is out of view");
+    // Scrolled to the end of the workspace pane: the section reads its runs and shows the histogram.
+    await page.locator(".workspace-pane").evaluate((pane) => {
+      pane.scrollTop = pane.scrollHeight;
+    });
+    const weights = card("[data-testid=workspace-logged]", "weights/hist");
+    await weights.getByTestId("distribution").waitFor();
+    assert.deepEqual(detailsReads, [`/api/runs/details/${crowded.runId}`]);
+    assert.equal(await weights.getByTestId("distribution").getAttribute("data-counts"), histogramOf(7, 10).freq.join(","));
   });
 });

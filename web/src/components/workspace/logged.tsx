@@ -2,15 +2,17 @@
 // with each run's entry in its colour — media at a picked step (each run's latest file by then),
 // histograms as each run's latest distribution, tables as each run's latest table, text as each
 // run's latest values, and any other type listed with what is stored under it. Bounded: the first
-// LOGGED_RUNS shown runs, each read for its newest entries only (logged/feed.ts).
+// LOGGED_RUNS shown runs, each read for its newest entries only (logged/feed.ts), and only once
+// the section comes near view.
 
-import { useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { api, type RunRef } from "../../api.ts";
-import { useAsync } from "../../hooks.ts";
+import { useAsync, useMediaQuery } from "../../hooks.ts";
 import { parseHistogram } from "../../lib/histogram.ts";
 import { atOrBefore, kindOf, type LoggedKind, stepsOf } from "../../lib/logged-types.ts";
 import { runColor } from "../../lib/run-color.ts";
 import { formatNumber } from "../../lib/format.ts";
+import { SIDE_BY_SIDE } from "../../lib/workspace.ts";
 import { Link, runPath } from "../../router.tsx";
 import type { FileRecord, RunListItem } from "../../types.ts";
 import { ErrorNote, Loading } from "../common.tsx";
@@ -150,13 +152,38 @@ function EntriesPanel({ projectName, named }: { projectName: string; named: Name
   );
 }
 
+/**
+ * Whether the element came within 400 px of view once (then it stays true): the section below the
+ * charts reads nothing while the first charts are fetched. Beside the runs table the workspace
+ * pane is the root (it scrolls and clips; a margin applies to the root only), as in panel.tsx.
+ */
+function useNearOnce(element: HTMLElement | null, besideTable: boolean): boolean {
+  const [near, setNear] = useState(false);
+  useEffect(() => {
+    if (near || !element) return;
+    const pane = element.closest<HTMLElement>(".workspace-pane");
+    const scrolls = pane !== null && getComputedStyle(pane).overflowY !== "visible";
+    const observer = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && setNear(true), {
+      root: scrolls ? pane : null,
+      rootMargin: "400px",
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [element, near, besideTable]);
+  return near;
+}
+
 export function WorkspaceLogged({ projectName, runs }: { projectName: string; runs: readonly RunListItem[] }) {
   const considered = runs.slice(0, LOGGED_RUNS);
   const key = considered.map((run) => run.id).join(",");
+  // A callback ref: the sentinel is drawn only once the runs have come, after the first effects ran.
+  const [sentinel, setSentinel] = useState<HTMLElement | null>(null);
+  const near = useNearOnce(sentinel, useMediaQuery(SIDE_BY_SIDE));
   // Each run read with its list item, so a reload in flight never pairs one run's names with another.
   const details = useAsync(
-    () => Promise.all(considered.map((run) => api.run(run.id).then((answer) => ({ run, logNames: answer.logNames })))),
-    [projectName, key],
+    async () =>
+      near ? Promise.all(considered.map((run) => api.run(run.id).then((answer) => ({ run, logNames: answer.logNames })))) : undefined,
+    [projectName, key, near],
   );
   // Each non-metric log name once, with the runs that have it, in the runs' order.
   const named = useMemo(() => {
@@ -173,6 +200,7 @@ export function WorkspaceLogged({ projectName, runs }: { projectName: string; ru
     return [...byName.values()].sort((a, b) => a.logName.localeCompare(b.logName));
   }, [details.data]);
   if (considered.length === 0) return null;
+  if (!near) return <div ref={setSentinel} class="logged-sentinel" data-testid="workspace-logged-pending" />;
   if (details.error) return <ErrorNote error={details.error} />;
   if (!details.data) return <Loading what="logged data" />;
   if (named.length === 0) return null;
