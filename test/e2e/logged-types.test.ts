@@ -240,6 +240,13 @@ describe("every logged type has a view", () => {
     assert.equal(await weights.getByTestId("picked-step").innerText(), "0");
     assert.equal(await distribution.getAttribute("data-counts"), histogramOf(0, 30).freq.join(","));
     assert.equal(await distribution.locator("rect").count(), 16);
+    // Hovering the heatmap tells the cell; a click on a column picks its step (the middle one, 15).
+    const box = (await canvas.boundingBox())!;
+    await canvas.hover({ position: { x: box.width * (15.5 / 30), y: box.height - 2.5 } });
+    assert.match(await weights.getByTestId("heatmap-readout").innerText(), /^step 15 · \[-1, -0\.95833\): .*% of its samples$/);
+    await canvas.click({ position: { x: box.width * (15.5 / 30), y: box.height / 2 } });
+    assert.equal(await weights.getByTestId("picked-step").innerText(), "15");
+    assert.equal(await distribution.getAttribute("data-counts"), histogramOf(15, 30).freq.join(","));
     // The malformed entry: an error note naming why, the rest of the page unharmed.
     const broken = card("[data-testid=logged-histograms]", "broken/hist");
     assert.match(await broken.getByTestId("invalid-entries").innerText(), /step 4 could not be read: 3 bin edges for 4 counts/);

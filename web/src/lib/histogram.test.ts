@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { heatColor, heatmapOf, MAX_BINS, parseHistogram, positionOf, sampleIndices, totalCount } from "./histogram.ts";
+import { cellAt, heatColor, heatmapOf, MAX_BINS, parseHistogram, positionOf, sampleIndices, totalCount } from "./histogram.ts";
 
 // What pluto-ml's Histogram.to_dict() sends, JSON-encoded into the data row's `data`.
 const uniform = JSON.stringify({
@@ -91,6 +91,23 @@ test("a heatmap puts every step on one value grid, each column a share of its st
   assert.equal(heatmapOf([], 4), undefined);
   const empty = heatmapOf([{ step: 1, histogram: { edges: [0, 1], counts: [0] } }], 3)!;
   assert.deepEqual([...empty.cells], [0, 0, 0], "a step with no samples is blank, not NaN");
+});
+
+test("the cell under the pointer: its step, value range and share; nothing outside the map", () => {
+  const map = heatmapOf(
+    [
+      { step: 10, histogram: { edges: [0, 1, 2], counts: [1, 3] } },
+      { step: 20, histogram: { edges: [2, 4], counts: [10] } },
+    ],
+    4,
+  )!;
+  // Top left: step 10's highest value row [3, 4), empty; bottom right: step 20's lowest [0, 1), empty.
+  assert.deepEqual(cellAt(map, 0, 0), { step: 10, column: 0, from: 3, to: 4, share: 0 });
+  assert.deepEqual(cellAt(map, 0.1, 0.7), { step: 10, column: 0, from: 1, to: 2, share: 0.75 });
+  assert.deepEqual(cellAt(map, 0.9, 0.3), { step: 20, column: 1, from: 2, to: 3, share: 0.5 });
+  assert.equal(cellAt(map, 1, 0.5), undefined);
+  assert.equal(cellAt(map, -0.1, 0.5), undefined);
+  assert.equal(cellAt(map, Number.NaN, 0.5), undefined);
 });
 
 test("heat colours darken with the share", () => {

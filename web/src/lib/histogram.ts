@@ -115,6 +115,24 @@ export function heatmapOf(series: readonly { step: number; histogram: Histogram 
   return { steps: series.map(({ step }) => step), rows, low, high, cells, peak };
 }
 
+/**
+ * The cell under a point of the drawn heatmap, given as fractions of its width and height from the
+ * top left (row 0, the lowest values, is drawn at the bottom); undefined outside it.
+ */
+export function cellAt(map: Heatmap, x: number, y: number) {
+  if (!(x >= 0 && x < 1 && y >= 0 && y < 1)) return undefined;
+  const column = Math.floor(x * map.steps.length);
+  const row = map.rows - 1 - Math.floor(y * map.rows);
+  const width = (map.high / 2 - map.low / 2) / map.rows;
+  return {
+    step: map.steps[column]!,
+    column,
+    from: 2 * (map.low / 2 + row * width),
+    to: row === map.rows - 1 ? map.high : 2 * (map.low / 2 + (row + 1) * width),
+    share: map.cells[column * map.rows + row] ?? 0,
+  };
+}
+
 /** Where `value` lies from `low` (0) to `high` (1), in halves so that ±1.8e308 never overflow the span. */
 export const positionOf = (value: number, low: number, high: number) => (value / 2 - low / 2) / (high / 2 - low / 2);
 

@@ -3,7 +3,16 @@
 
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { formatNumber } from "../../lib/format.ts";
-import { type Histogram, heatColor, heatmapOf, parseHistogram, positionOf, sampleIndices, totalCount } from "../../lib/histogram.ts";
+import {
+  cellAt,
+  type Histogram,
+  heatColor,
+  heatmapOf,
+  parseHistogram,
+  positionOf,
+  sampleIndices,
+  totalCount,
+} from "../../lib/histogram.ts";
 import type { DataRow } from "../../types.ts";
 import { SampledNote, StepPicker } from "./step-picker.tsx";
 
@@ -36,8 +45,10 @@ export function InvalidNote({ invalid, what }: { invalid: readonly { step: numbe
   );
 }
 
-function Heatmap({ series }: { series: readonly { step: number; histogram: Histogram }[] }) {
+/** The heatmap; hovering tells a cell's step, values and share, a click picks its step for the distribution. */
+function Heatmap({ series, onPick }: { series: readonly { step: number; histogram: Histogram }[]; onPick: (step: number) => void }) {
   const canvas = useRef<HTMLCanvasElement>(null);
+  const [hovered, setHovered] = useState<ReturnType<typeof cellAt>>(undefined);
   const map = useMemo(() => {
     const picked = sampleIndices(series.length, HEATMAP_COLUMNS).map((i) => series[i]!);
     return heatmapOf(picked, HEATMAP_ROWS);
@@ -64,6 +75,10 @@ function Heatmap({ series }: { series: readonly { step: number; histogram: Histo
     element.dataset.drawn = "true";
   }, [map]);
   if (!map) return null;
+  const cellOf = (event: MouseEvent) => {
+    const box = (event.currentTarget as HTMLCanvasElement).getBoundingClientRect();
+    return cellAt(map, (event.clientX - box.left) / box.width, (event.clientY - box.top) / box.height);
+  };
   return (
     <figure class="heatmap" data-testid="heatmap">
       <div class="heatmap-body">
@@ -74,13 +89,23 @@ function Heatmap({ series }: { series: readonly { step: number; histogram: Histo
         <canvas
           ref={canvas}
           data-columns={map.steps.length}
+          onMouseMove={(event) => setHovered(cellOf(event))}
+          onMouseLeave={() => setHovered(undefined)}
+          onClick={(event) => {
+            const cell = cellOf(event);
+            if (cell) onPick(cell.step);
+          }}
           role="img"
           aria-label={`Heatmap of ${map.steps.length} steps from ${map.steps[0]} to ${map.steps.at(-1)}, values ${formatNumber(map.low)} to ${formatNumber(map.high)}`}
         />
       </div>
       <figcaption class="heatmap-steps muted">
         <span>step {formatNumber(map.steps[0])}</span>
-        <span>value × step, darker: more of the step's samples</span>
+        <span data-testid="heatmap-readout">
+          {hovered
+            ? `step ${formatNumber(hovered.step)} · [${formatNumber(hovered.from)}, ${formatNumber(hovered.to)}): ${formatNumber(hovered.share * 100, 3)}% of its samples`
+            : "value × step, darker: more of the step's samples; click a step to see it below"}
+        </span>
         <span>step {formatNumber(map.steps.at(-1))}</span>
       </figcaption>
     </figure>
@@ -127,7 +152,7 @@ export function HistogramSeries({ logName, rows, total, sampled }: { logName: st
     <>
       {sampled && <SampledNote shown={rows.length} total={total} />}
       <InvalidNote invalid={invalid} what="histogram" />
-      {valid.length > 0 && <Heatmap series={valid} />}
+      {valid.length > 0 && <Heatmap series={valid} onPick={(step) => setIndex(valid.findIndex((entry) => entry.step === step))} />}
       {shown && (
         <>
           <StepPicker steps={valid.map((entry) => entry.step)} index={current} onIndex={setIndex} label={logName} />
