@@ -28,7 +28,7 @@ const PROJECT = "logged";
 const CROWDED = "crowded";
 const T0 = 1_700_000_000_000;
 /** Longer than the run page reads whole (1,000 steps): sampled. */
-const LONG_SERIES = 1500;
+const LONG_SERIES = 5000;
 
 type Run = { runId: number; projectName: string };
 
@@ -132,6 +132,7 @@ describe("every logged type has a view", () => {
   let crowded: Run;
   const errors: string[] = [];
   const detailsReads: string[] = [];
+  const dataReads: URL[] = [];
   const open = (path: string) => page.goto(new URL(path, test.url).toString());
   const shot = (target: Page | Locator, name: string) => target.screenshot({ path: `${SCREENSHOTS}${name}.png` });
   const card = (scope: string, logName: string) => page.locator(`${scope} .logged-card[data-log-name='${logName}']`);
@@ -211,6 +212,7 @@ describe("every logged type has a view", () => {
     page.on("request", (request) => {
       const path = new URL(request.url()).pathname;
       if (path.startsWith("/api/runs/details/")) detailsReads.push(path);
+      if (path === "/api/runs/data") dataReads.push(new URL(request.url()));
     });
     await open("/projects");
     await page.evaluate((key) => localStorage.setItem("stepwise.apiKey", key), org.key);
@@ -254,14 +256,23 @@ describe("every logged type has a view", () => {
     assert.deepEqual(errors, []);
   });
 
-  it("samples a series longer than the first read to its last step", async () => {
+  it("samples a series longer than the first read to its last step, reading a bounded part of it", async () => {
+    dataReads.length = 0;
     await open(`/projects/${PROJECT}/runs/${beta.runId}?tab=histograms`);
     const weights = card("[data-testid=logged-histograms]", "weights/hist");
     await weights.locator("canvas[data-drawn=true]").waitFor();
-    assert.match(await weights.getByTestId("sampled-note").innerText(), /of 1,500 steps read/);
-    assert.equal(await weights.getByTestId("picked-step").innerText(), "1,499", "the newest step is read");
+    assert.match(await weights.getByTestId("sampled-note").innerText(), /^1,500 of 5,000 steps read, the last one among them/);
+    assert.equal(await weights.getByTestId("picked-step").innerText(), "4,999", "the newest step is read");
+    // The first 1,000 rows; one-row probes for the count: doubling past the end (2,000, 4,000, 8,000),
+    // then halving the last gap of 4,000 (12); 20 chunks of 25 rows.
+    const rowsAsked = dataReads.reduce((sum, url) => sum + Number(url.searchParams.get("limit")), 0);
+    assert.ok(dataReads.length <= 1 + 15 + 20, `${dataReads.length} data reads`);
+    assert.ok(rowsAsked <= 1000 + 15 + 20 * 25, `${rowsAsked} rows asked for, of 5,000`);
     assert.equal(await weights.locator("canvas").getAttribute("data-columns"), "300", "sampled to 300 columns");
-    assert.equal(await weights.getByTestId("distribution").getAttribute("data-counts"), histogramOf(1499, LONG_SERIES).freq.join(","));
+    assert.equal(
+      await weights.getByTestId("distribution").getAttribute("data-counts"),
+      histogramOf(LONG_SERIES - 1, LONG_SERIES).freq.join(","),
+    );
   });
 
   it("shows a run's table as a grid sorted by a header click, at a picked step, long text whole on hover", async () => {
@@ -372,7 +383,7 @@ describe("every logged type has a view", () => {
       await ofRun(weights, beta).getByTestId("distribution").getAttribute("data-counts"),
       histogramOf(LONG_SERIES - 1, LONG_SERIES).freq.join(","),
     );
-    assert.match(await ofRun(weights, beta).innerText(), /step 1,499/);
+    assert.match(await ofRun(weights, beta).innerText(), /step 4,999/);
     // Tables: each run's newest table, sortable.
     const predictions = card("[data-testid=workspace-logged]", "eval/predictions");
     const betaTable = ofRun(predictions, beta).getByTestId("logged-table");

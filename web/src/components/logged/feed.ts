@@ -55,9 +55,12 @@ export async function readRows(run: RunRef, logName: string, bounds: ReadBounds)
     if (rows.length >= bounds.head) break;
   }
   const total = await countRows(run, logName, rows.length - 1);
-  const span = total - bounds.chunkRows;
+  // Spread over the rows the head did not hold, the last chunk ending at the last row.
+  const last = total - bounds.chunkRows;
   const starts =
-    bounds.chunks === 1 ? [span] : Array.from({ length: bounds.chunks }, (_, i) => Math.round((i * span) / (bounds.chunks - 1)));
+    bounds.chunks === 1
+      ? [last]
+      : Array.from({ length: bounds.chunks }, (_, i) => rows.length + Math.round((i * (last - rows.length)) / (bounds.chunks - 1)));
   const chunks = await Promise.all(starts.map((start) => readFrom(run, logName, Math.max(0, start), bounds.chunkRows)));
   // The head, then the chunks past it (a chunk may overlap the head or another: each step once).
   const byStep = new Map<number, DataRow>();

@@ -33,8 +33,7 @@ export function StepPicker(props: { steps: readonly number[]; index: number; onI
 export function SampledNote({ shown, total }: { shown: number; total: number }) {
   return (
     <p class="muted" data-testid="sampled-note">
-      {formatNumber(shown)} of {formatNumber(total)} steps read (spread over the series, the last one included); every step is in GET
-      /api/runs/data.
+      {formatNumber(shown)} of {formatNumber(total)} steps read, the last one among them; every step is in GET /api/runs/data.
     </p>
   );
 }
