@@ -26,7 +26,7 @@ import { TableOfRow } from "../logged/table-view.tsx";
 /** Runs whose logged data the workspace reads (each costs a details read and a read per log name). */
 export const LOGGED_RUNS = 10;
 /** Text entries shown per run: its last few. */
-const TEXT_LATEST: ReadBounds = { head: 5, chunks: 1, chunkRows: 5 };
+const TEXT_LATEST: ReadBounds = { head: 5, chunks: 1, chunkRows: 5, maxBytes: 1024 * 1024 };
 
 const SECTIONS: readonly { id: string; label: string; kinds: readonly LoggedKind[] }[] = [
   { id: "media", label: "Media", kinds: ["media"] },
