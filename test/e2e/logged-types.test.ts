@@ -195,6 +195,11 @@ describe("every logged type has a view", () => {
     await uploadImage(client, alpha, "samples", 5, solidPng(GREEN));
     await uploadImage(client, beta, "samples", 2, solidPng(BLUE));
     await uploadFile(client, alpha, "notes", 0, "notes.txt", "txt", NOTES);
+    // pluto-ml's Audio and Video: listed as AUDIO and VIDEO by their file types; a player each.
+    await addLogNames(client, alpha, "AUDIO", ["sounds"]);
+    await addLogNames(client, alpha, "VIDEO", ["clips"]);
+    await uploadFile(client, alpha, "sounds", 3, "sounds-3.wav", "wav", Buffer.from("RIFF----WAVEfmt "));
+    await uploadFile(client, alpha, "clips", 3, "clips-3.mp4", "mp4", Buffer.from("....ftypisom"));
     // Registered, never stored: the name is listed with a word saying so.
     await addLogNames(client, alpha, "FILE", ["checkpoints"]);
 
@@ -364,6 +369,10 @@ describe("every logged type has a view", () => {
     await page.keyboard.press("Home");
     assert.match((await image.getAttribute("src"))!, /samples-0\.png/);
     assert.deepEqual(await pixelOf(image), RED, "step 0's image is shown");
+    const sound = card("[data-testid=logged-media]", "sounds").locator("audio[controls]");
+    assert.match((await sound.getAttribute("src"))!, /sounds-3\.wav/);
+    const clip = card("[data-testid=logged-media]", "clips").locator("video[controls]");
+    assert.match((await clip.getAttribute("src"))!, /clips-3\.mp4/);
     await shot(page, "63-run-media");
     assert.deepEqual(errors, []);
   });
