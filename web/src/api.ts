@@ -136,7 +136,9 @@ export const api = {
   /** Many runs × many metrics in one request, each series bucketed (first/last/min/max and non-finite points kept). */
   metricsBatch: (body: T.MetricsBatchBody) => post<T.MetricsBatch>("/api/runs/metrics/batch", body),
   logs: (ref: RunRef, query: T.LogsQuery) => get<T.Logs>("/api/runs/logs", { ...ref, ...query }),
-  files: (ref: RunRef) => get<T.Files>("/api/runs/files", { ...ref }),
+  files: (ref: RunRef, logName?: string) => get<T.Files>("/api/runs/files", { ...ref, logName }),
+  /** A run's data rows (histograms, tables, string series), by name then step; a page also ends by size (nextOffset). */
+  data: (ref: RunRef, query: T.DataQuery) => get<T.DataRows>("/api/runs/data", { ...ref, ...query }),
   statusHistory: (runId: number) => get<T.StatusHistory>("/api/runs/status/history", { runId }),
   alerts: (runId: number) => get<T.Alerts>("/api/runs/alerts", { runId }),
   modelGraph: (runId: number) => get<T.ModelGraphAnswer>("/api/runs/modelGraph", { runId }),

@@ -6,7 +6,12 @@
 import type { Static } from "typebox";
 import type { SuccessResponse as SuccessSchema } from "../../src/http/schemas/common.ts";
 import type { FilesResponse } from "../../src/http/schemas/files.ts";
-import type { LogsQuery as LogsQuerySchema, LogsResponse } from "../../src/http/schemas/logs.ts";
+import type {
+  DataQuery as DataQuerySchema,
+  DataResponse,
+  LogsQuery as LogsQuerySchema,
+  LogsResponse,
+} from "../../src/http/schemas/logs.ts";
 import type {
   MetricsBatchBody as MetricsBatchBodySchema,
   MetricsBatchResponse,
@@ -66,6 +71,10 @@ export type MetricWindow = Partial<Pick<Static<typeof MetricsQuery>, "stepMin" |
 export type Logs = Static<typeof LogsResponse>;
 export type LogLine = Logs["logs"][number];
 export type LogsQuery = Pick<Static<typeof LogsQuerySchema>, "logType" | "limit" | "offset">;
+
+export type DataRows = Static<typeof DataResponse>;
+export type DataRow = DataRows["rows"][number];
+export type DataQuery = Pick<Static<typeof DataQuerySchema>, "logName" | "limit" | "offset">;
 
 export type Files = Static<typeof FilesResponse>;
 export type FileRecord = Files["files"][number];

@@ -1,4 +1,5 @@
-// The run page (a run's `url`): header, then tabs for charts, logs, files, config, history, model graph, models, lineage.
+// The run page (a run's `url`): header, then tabs for charts, logs, what else the run logged (histograms,
+// tables, text, media, other logs), files, config, history, model graph, models, lineage.
 
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
@@ -7,6 +8,7 @@ import { RunCharts } from "../components/run/charts.tsx";
 import { RunFiles } from "../components/run/files.tsx";
 import { RunHeader } from "../components/run/header.tsx";
 import { Lineage } from "../components/run/lineage.tsx";
+import { type LOGGED_TABS, loggedTabsOf, RunLogged } from "../components/run/logged.tsx";
 import { RunLogs } from "../components/run/logs.tsx";
 import { ModelGraphTree } from "../components/run/model-graph.tsx";
 import { RunAlerts } from "../components/run/alerts.tsx";
@@ -30,11 +32,10 @@ const TABS = [
   ["alerts", "Alerts"],
   ["lineage", "Lineage"],
 ] as const;
-type Tab = (typeof TABS)[number][0];
+type Tab = (typeof TABS)[number][0] | (typeof LOGGED_TABS)[number]["id"];
 
 export function RunPage({ projectName, runId }: { projectName: string; runId: number }) {
   const { query } = useLocation();
-  const tab = (TABS.find(([id]) => id === query.get("tab"))?.[0] ?? "charts") as Tab;
   const ref = { projectName, runId };
   const run = useServerState(["run", runId], () => api.run(runId));
   // Statistics feed the header's divergence mark and the charts (their new metrics and new steps).
@@ -54,13 +55,22 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
   if (run.error) return <ErrorNote error={run.error} />;
   if (!run.data) return <Loading what="run" />;
   const details = run.data;
+  // Histograms, tables, text and media follow Logs when the run logged them (components/run/logged.tsx).
+  const loggedTabs = loggedTabsOf(details.logNames);
+  const tabs: (readonly [Tab, string])[] = [
+    ...TABS.slice(0, 2),
+    ...loggedTabs.map((entry) => [entry.id, entry.label] as const),
+    ...TABS.slice(2),
+  ];
+  const tab = tabs.find(([id]) => id === query.get("tab"))?.[0] ?? "charts";
+  const loggedTab = loggedTabs.find((entry) => entry.id === tab);
   const showTab = (id: Tab) => setQuery({ tab: id === "charts" ? undefined : id });
   // Arrow keys move between tabs, as in every tab list (WAI-ARIA authoring practices).
   const onTabKey = (event: KeyboardEvent) => {
     const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
     if (step === 0) return;
-    const index = (TABS.findIndex(([id]) => id === tab) + step + TABS.length) % TABS.length;
-    showTab(TABS[index]![0]);
+    const index = (tabs.findIndex(([id]) => id === tab) + step + tabs.length) % tabs.length;
+    showTab(tabs[index]![0]);
     requestAnimationFrame(() => (document.querySelector("[role=tab][aria-selected=true]") as HTMLElement | null)?.focus());
   };
 
@@ -70,7 +80,7 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
       <PageTitle title={details.name} />
       <RunHeader run={details} metrics={statistics.data?.metrics} onSaved={run.reload} live={live} />
       <nav class="tabs" aria-label="Run sections" onKeyDown={onTabKey}>
-        {TABS.map(([id, label]) => (
+        {tabs.map(([id, label]) => (
           <button
             key={id}
             type="button"
@@ -86,6 +96,7 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
       </nav>
       <div role="tabpanel">
         {tab === "charts" && <RunCharts run={ref} statistics={statistics} forkStep={details.forkStep} />}
+        {loggedTab && <RunLogged key={loggedTab.id} run={ref} logNames={details.logNames} tab={loggedTab} />}
         {tab === "logs" && <RunLogs run={ref} liveTick={liveTick} openAtEnd={details.status === "FAILED"} />}
         {tab === "files" && <RunFiles run={ref} />}
         {tab === "config" && (

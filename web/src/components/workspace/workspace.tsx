@@ -28,6 +28,7 @@ import { ErrorNote, Loading, MetricSearch } from "../common.tsx";
 import { GroupingControl } from "./grouping-control.tsx";
 import "./workspace.css";
 import { useWorkspaceSeries } from "./batch-feed.ts";
+import { WorkspaceLogged } from "./logged.tsx";
 import { WorkspacePanel } from "./panel.tsx";
 import { useHiddenRuns, useLayout } from "./stored.ts";
 
@@ -288,6 +289,7 @@ export function Workspace({
           </details>
         );
       })}
+      <WorkspaceLogged projectName={projectName} runs={shown} />
     </section>
   );
 }
