@@ -3,7 +3,7 @@
 // text, files previewed or linked), and a name with nothing stored says so.
 
 import { api, type RunRef } from "../../api.ts";
-import { useAsync } from "../../hooks.ts";
+import { useServerState } from "../../hooks.ts";
 import type { LoggedKind } from "../../lib/logged-types.ts";
 import type { FileRecord } from "../../types.ts";
 import { ErrorNote, Loading } from "../common.tsx";
@@ -28,7 +28,7 @@ async function loadEntries(run: RunRef, logName: string, kind: LoggedKind, bound
 
 export function LoggedEntries(props: { run: RunRef; logName: string; kind: LoggedKind; bounds: ReadBounds }) {
   const { run, logName, kind, bounds } = props;
-  const entries = useAsync(() => loadEntries(run, logName, kind, bounds), [run.runId, logName, kind]);
+  const entries = useServerState(["loggedEntries", run.runId, logName, kind, bounds], () => loadEntries(run, logName, kind, bounds));
   if (entries.error) return <ErrorNote error={entries.error} />;
   if (!entries.data) return <Loading what={logName} />;
   const { rows, files } = entries.data;

@@ -2,7 +2,7 @@
 // a step side by side), and text files previewed inline up to a bounded size.
 
 import { useState } from "preact/hooks";
-import { useAsync } from "../../hooks.ts";
+import { useServerState } from "../../hooks.ts";
 import { formatBytes, formatNumber } from "../../lib/format.ts";
 import { previewOf, stepsOf } from "../../lib/logged-types.ts";
 import type { FileRecord } from "../../types.ts";
@@ -14,7 +14,7 @@ import { StepPicker } from "./step-picker.tsx";
 export const TEXT_PREVIEW_BYTES = 64 * 1024;
 
 export function TextPreview({ file }: { file: FileRecord }) {
-  const start = useAsync(() => readTextStart(file.url, TEXT_PREVIEW_BYTES), [file.url]);
+  const start = useServerState(["textPreview", file.url], () => readTextStart(file.url, TEXT_PREVIEW_BYTES));
   return (
     <div class="text-preview" data-testid="text-preview">
       <ErrorNote error={start.error} />

@@ -7,7 +7,7 @@
 
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api, type RunRef } from "../../api.ts";
-import { useAsync, useMediaQuery } from "../../hooks.ts";
+import { useMediaQuery, useServerState } from "../../hooks.ts";
 import { parseHistogram } from "../../lib/histogram.ts";
 import { atOrBefore, kindOf, type LoggedKind, stepsOf } from "../../lib/logged-types.ts";
 import { runColor } from "../../lib/run-color.ts";
@@ -54,9 +54,8 @@ function RunLabel({ projectName, run, tab }: { projectName: string; run: RunList
 
 /** Each run's files of one log name at a step picked across all of them: a run shows its latest file by then. */
 function MediaPanel({ projectName, named }: { projectName: string; named: NamedLog }) {
-  const files = useAsync(
-    () => Promise.all(named.runs.map((run) => api.files({ projectName, runId: run.id }, named.logName).then((answer) => answer.files))),
-    [named],
+  const files = useServerState(["workspaceMedia", projectName, named.logName, named.runs.map((run) => run.id).join(",")], () =>
+    Promise.all(named.runs.map((run) => api.files({ projectName, runId: run.id }, named.logName).then((answer) => answer.files))),
   );
   const steps = useMemo(() => stepsOf(files.data?.flat() ?? []), [files.data]);
   const [index, setIndex] = useState<number | undefined>(undefined);
@@ -96,9 +95,8 @@ function MediaPanel({ projectName, named }: { projectName: string; named: NamedL
 
 /** Each run's newest entry of a histogram or table log name. */
 function LatestPanel({ projectName, named }: { projectName: string; named: NamedLog }) {
-  const latest = useAsync(
-    () => Promise.all(named.runs.map((run) => readRows({ projectName, runId: run.id }, named.logName, LATEST_BOUNDS))),
-    [named],
+  const latest = useServerState(["workspaceLatest", projectName, named.logName, named.runs.map((run) => run.id).join(",")], () =>
+    Promise.all(named.runs.map((run) => readRows({ projectName, runId: run.id }, named.logName, LATEST_BOUNDS))),
   );
   if (latest.error) return <ErrorNote error={latest.error} />;
   if (!latest.data) return <Loading what={named.logName} />;
@@ -180,10 +178,10 @@ export function WorkspaceLogged({ projectName, runs }: { projectName: string; ru
   const [sentinel, setSentinel] = useState<HTMLElement | null>(null);
   const near = useNearOnce(sentinel, useMediaQuery(SIDE_BY_SIDE));
   // Each run read with its list item, so a reload in flight never pairs one run's names with another.
-  const details = useAsync(
-    async () =>
-      near ? Promise.all(considered.map((run) => api.run(run.id).then((answer) => ({ run, logNames: answer.logNames })))) : undefined,
-    [projectName, key, near],
+  const details = useServerState(
+    ["workspaceLogNames", projectName, key],
+    () => Promise.all(considered.map((run) => api.run(run.id).then((answer) => ({ run, logNames: answer.logNames })))),
+    { enabled: near },
   );
   // Each non-metric log name once, with the runs that have it, in the runs' order.
   const named = useMemo(() => {
