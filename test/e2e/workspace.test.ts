@@ -346,6 +346,7 @@ describe("the project workspace", () => {
       smoothing: 0.9,
       xAxis: "metric",
       xMetric: "epoch",
+      clipY: false,
     });
     await panel("val/loss").scrollIntoViewIfNeeded();
     await shot(page, "34-log-smoothing-epoch");
