@@ -3,7 +3,7 @@
  * server: NaN / ±Inf as marks in a labelled lane above the plot (none at its floor) on workspace
  * panels and the run page; no line or band across a resumed run's days-long gap on a time axis;
  * the y range clipped to the bulk of the data with the points outside counted; a panel saved as
- * PNG and as CSV. The tests read the drawn
+ * PNG and as CSV; a live run's refresh reading only its new steps. The tests read the drawn
  * canvas's pixels. Screenshots go to test-output/ui-screenshots/ (60-…).
  */
 import assert from "node:assert/strict";
@@ -293,6 +293,48 @@ describe("chart marks", () => {
     assert.equal(rows[51], `${name},${id},marks/acc,50,2026-01-05T09:00:50.000Z,NaN`);
     assert.equal(rows[101], `${name},${id},marks/acc,100,2026-01-05T09:01:40.000Z,Inf`);
     assert.equal(rows[151], `${name},${id},marks/acc,150,2026-01-05T09:02:30.000Z,-Inf`);
+    assert.deepEqual(errors, []);
+  });
+
+  it("refreshes a live run by reading only its new steps", async () => {
+    await open(`/projects/${PROJECT}`);
+    const canvas = await drawn("live/loss");
+    assert.equal(await canvas.getAttribute("data-points"), "1000");
+    const live = ids.live!;
+    const readsOfLive = () => batches.filter((batch) => batch.body.runIds.includes(live) && batch.body.logNames.includes("live/loss"));
+    const before = readsOfLive().length;
+    const run = { runId: live, projectName: PROJECT };
+    const lines = Array.from({ length: 10 }, (_, i) => ({ step: 1000 + i, time: T0 + (1000 + i) * 1000, data: { "live/loss": 5 } }));
+    assert.equal((await ingest(client, "metrics", run, toNdjson(lines))).status, 200);
+    // The refreshes until one brings step 1009 (a refresh every 5 s).
+    const deadline = Date.now() + 20_000;
+    const answers: string[] = [];
+    while (!answers.some((text) => text.includes("1009"))) {
+      assert.ok(Date.now() < deadline, "a refresh brought the new steps");
+      await page.waitForTimeout(250);
+      answers.splice(
+        0,
+        answers.length,
+        ...(await Promise.all(
+          readsOfLive()
+            .slice(before)
+            .map((read) => read.text),
+        )),
+      );
+    }
+    const ticks = readsOfLive().slice(before);
+    for (const [i, tick] of ticks.entries()) {
+      assert.equal(tick.body.stepMin, 999, "from the last step loaded");
+      const answer = JSON.parse(answers[i]!) as { series: { runId: number; steps: number[] }[] };
+      for (const series of answer.series.filter((one) => one.runId === live))
+        assert.ok(series.steps.length <= 11 && series.steps.every((step) => step >= 999), `only new steps: ${series.steps}`);
+      assert.ok(answers[i]!.length < 2000, `a small answer: ${answers[i]!.length} bytes`);
+    }
+    // Appended: every point drawn, the 1,000 loaded and the 10 new.
+    await page.waitForFunction(
+      () => document.querySelector(".ws-panel[data-panel='live/loss'] .chart-canvas")?.getAttribute("data-points") === "1010",
+    );
+    await shot(page, "65-live-append");
     assert.deepEqual(errors, []);
   });
 });
