@@ -1,6 +1,6 @@
 // One uPlot chart. Drag to select a range (the owner re-fetches it at full resolution), double-click
 // to go back. Non-finite points are never drawn as values: they are marks in a lane of their own
-// above the plot, labelled "NaN / ±Inf", in the colour of their run (NaN a circle, +Inf a triangle
+// above the plot, labelled "NaN/±Inf", in the colour of their run (NaN a circle, +Inf a triangle
 // up, -Inf one down). On a time axis a line breaks where its points are far apart in time (a fork's
 // or a resumed run's segments, lib/chart-marks.ts). With `clipY` the y range holds the bulk of the
 // data and the points outside it are arrows at the plot's edge, counted below the chart.
