@@ -1,14 +1,18 @@
 // One uPlot chart. Drag to select a range (the owner re-fetches it at full resolution), double-click
-// to go back; non-finite points are drawn as markers on the plot's edges instead of as values, in the
-// colour of their run (NaN a circle on the bottom edge, +Inf a triangle up top, -Inf one below).
+// to go back. Non-finite points are never drawn as values: they are marks in a lane of their own
+// above the plot, labelled "NaN/±Inf", in the colour of their run (NaN a circle, +Inf a triangle
+// up, -Inf one down). On a time axis a line breaks where its points are far apart in time (a fork's
+// or a resumed run's segments, lib/chart-marks.ts). With `clipY` the y range holds the bulk of the
+// data and the points outside it are arrows at the plot's edge, counted below the chart.
 // Every number on it (ticks and hover values) goes through the UI's one formatter. Workspace panels
 // add faint min/max bands (where the server downsampled a line), dashed lines (a panel's second
 // metric), and instead of uPlot's legend a tooltip listing the lines by their value at the cursor.
 
-import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import { useMediaQuery } from "../hooks.ts";
 import "uplot/dist/uPlot.min.css";
+import { clipRange, gapStarts, outsideNote, sideOf } from "../lib/chart-marks.ts";
 import { formatDuration, formatNumber, formatTicks } from "../lib/format.ts";
 import { type ChartSeries, logSplits, type NonFiniteKind, type XAxis } from "../lib/series.ts";
 import { sortByValue } from "../lib/workspace.ts";
@@ -30,6 +34,8 @@ export interface ChartProps {
   sortedTooltip?: boolean;
   /** Vertical lines at x values, each labelled (a fork's step: the points before it are its parent's). */
   rules?: { x: number; label: string }[];
+  /** The y range clipped to the bulk of the data (1st–99th percentile and a margin), the points outside marked at its edge. */
+  clipY?: boolean;
   onZoom?: (min: number, max: number) => void;
   onReset?: () => void;
   /** The lines whose `key` this is stay bright, the others fade (null: all bright). */
@@ -82,26 +88,79 @@ function drawRules(plot: uPlot, rules: NonNullable<ChartProps["rules"]>): void {
   ctx.restore();
 }
 
-function drawMarkers(plot: uPlot, markers: ChartProps["markers"]): void {
+/** The lane of non-finite marks, in CSS pixels: its height, and the room between it and the plot (the y axis's top label). */
+const LANE_HEIGHT = 14;
+const LANE_GAP = 8;
+export const LANE_LABEL = "NaN/±Inf";
+
+/**
+ * Non-finite points as marks in a lane above the plot, outside the data area where nothing reads as
+ * a value: NaN a circle, +Inf a triangle pointing up, -Inf one pointing down. Where each mark went
+ * is left on the element (`data-lane-marks`: kind, x and y in CSS pixels of the canvas) for tests.
+ */
+function drawMarkers(plot: uPlot, markers: ChartProps["markers"], element: HTMLElement): void {
   const { ctx, bbox } = plot;
-  const size = 5 * devicePixelRatio;
+  const dpr = devicePixelRatio;
+  const laneBottom = bbox.top - LANE_GAP * dpr;
+  const laneTop = laneBottom - LANE_HEIGHT * dpr;
+  const middle = (laneTop + laneBottom) / 2;
+  const size = 4.5 * dpr;
+  const drawn: string[] = [];
   ctx.save();
+  ctx.fillStyle = getComputedStyle(plot.root).getPropertyValue("--chart-grid").trim() || "rgb(0 0 0 / 0.08)";
+  ctx.fillRect(bbox.left, laneTop, bbox.width, laneBottom - laneTop);
+  ctx.fillStyle = getComputedStyle(plot.root).getPropertyValue("--chart-axis").trim() || "#374151";
+  ctx.font = `${9 * dpr}px sans-serif`;
+  ctx.textAlign = "right";
+  ctx.textBaseline = "middle";
+  // In the y axis's gutter, or from the canvas's left edge where the gutter is narrower than the label.
+  ctx.fillText(LANE_LABEL, Math.max(bbox.left - 3 * dpr, ctx.measureText(LANE_LABEL).width + dpr), middle);
+  ctx.lineWidth = dpr;
   for (const marker of markers) {
     const x = plot.valToPos(marker.x, "x", true);
     if (x < bbox.left || x > bbox.left + bbox.width) continue;
-    const top = marker.kind === "+Inf";
-    const y = top ? bbox.top + size : bbox.top + bbox.height - size;
     ctx.fillStyle = marker.color;
     ctx.strokeStyle = "#fff";
     ctx.beginPath();
-    if (marker.kind === "NaN") ctx.arc(x, y, size * 0.8, 0, 2 * Math.PI);
+    if (marker.kind === "NaN") ctx.arc(x, middle, size * 0.85, 0, 2 * Math.PI);
     else {
-      const tip = top ? -size : size;
-      ctx.moveTo(x, y + tip);
-      ctx.lineTo(x - size, y - tip);
-      ctx.lineTo(x + size, y - tip);
+      const tip = marker.kind === "+Inf" ? -size : size;
+      ctx.moveTo(x, middle + tip);
+      ctx.lineTo(x - size, middle - tip);
+      ctx.lineTo(x + size, middle - tip);
       ctx.closePath();
     }
+    ctx.fill();
+    ctx.stroke();
+    drawn.push(`${marker.kind} ${(x / dpr).toFixed(1)} ${(middle / dpr).toFixed(1)}`);
+  }
+  ctx.restore();
+  element.dataset.laneMarks = drawn.join(";");
+}
+
+/** The points a clipped range leaves outside, each an arrow at the plot's edge pointing the way it went. */
+function drawOutside(plot: uPlot, outside: NonNullable<Clip>["outside"]): void {
+  const { ctx, bbox } = plot;
+  const dpr = devicePixelRatio;
+  const size = 4 * dpr;
+  ctx.save();
+  ctx.lineWidth = dpr;
+  for (const point of outside) {
+    const x = plot.valToPos(point.x, "x", true);
+    if (x < bbox.left || x > bbox.left + bbox.width) continue;
+    const edge = point.side === 1 ? bbox.top + size : bbox.top + bbox.height - size;
+    const tip = point.side === 1 ? -size : size;
+    ctx.fillStyle = point.color;
+    ctx.strokeStyle = "#fff";
+    ctx.beginPath();
+    ctx.moveTo(x, edge + tip);
+    ctx.lineTo(x - size, edge);
+    ctx.lineTo(x - size / 2.5, edge);
+    ctx.lineTo(x - size / 2.5, edge - tip);
+    ctx.lineTo(x + size / 2.5, edge - tip);
+    ctx.lineTo(x + size / 2.5, edge);
+    ctx.lineTo(x + size, edge);
+    ctx.closePath();
     ctx.fill();
     ctx.stroke();
   }
@@ -223,27 +282,63 @@ function themedAxis(axis: uPlot.Axis): uPlot.Axis {
 }
 
 /**
- * A line through a series's own points, for one of many runs on a shared x axis: 200 runs of
- * ~250 sampled points each share ~9,000 x values, and uPlot's own path builder walks all of them
- * for every line (most of a 200-run panel's drawing time). Non-finite points are skipped as
- * `spanGaps` does (their markers show them); uPlot clips the path to the plot.
+ * A line through a series's points: its own (`own`, for one of many runs on a shared x axis: 200
+ * runs of ~250 sampled points each share ~9,000 x values, and uPlot's own path builder walks all of
+ * them for every line), or its column of the aligned data. Non-finite points are skipped as
+ * `spanGaps` does (their marks show them); on a time axis the line breaks at gaps in time
+ * (gapStarts), so a resumed run's segments are not joined. uPlot clips the path to the plot.
  */
-function ownPointsPath(ownOf: () => ChartSeries["own"]): uPlot.Series.PathBuilder {
-  return (plot) => {
-    const own = ownOf() ?? { x: [], y: [] };
-    const stroke = new Path2D();
-    let started = false;
+function linePath(ownOf: () => ChartSeries["own"], timeAxis: boolean): uPlot.Series.PathBuilder {
+  const breaksOf = new WeakMap<object, Set<number>>();
+  return (plot, seriesIndex) => {
+    const own = ownOf() ?? { x: plot.data[0] as number[], y: plot.data[seriesIndex] as (number | null)[] };
+    const xs: number[] = [];
+    const ys: number[] = [];
     for (let i = 0; i < own.x.length; i++) {
       const value = own.y[i];
       if (value === null || value === undefined) continue;
-      const x = plot.valToPos(own.x[i]!, "x", true);
-      const y = plot.valToPos(value, "y", true);
-      if (started) stroke.lineTo(x, y);
-      else stroke.moveTo(x, y);
-      started = true;
+      xs.push(own.x[i]!);
+      ys.push(value);
+    }
+    let breaks = breaksOf.get(own.y);
+    if (!breaks) {
+      breaks = new Set(timeAxis ? gapStarts(xs) : []);
+      breaksOf.set(own.y, breaks);
+    }
+    const stroke = new Path2D();
+    for (let i = 0; i < xs.length; i++) {
+      const x = plot.valToPos(xs[i]!, "x", true);
+      const y = plot.valToPos(ys[i]!, "y", true);
+      if (i === 0 || breaks.has(i)) stroke.moveTo(x, y);
+      else stroke.lineTo(x, y);
     }
     return { stroke, fill: null, clip: null, flags: 0 };
   };
+}
+
+/** A clipped y range and the points of the chart's own lines outside it (a smoothed line's raw one stands for it). */
+type Clip = { range: [number, number]; outside: { x: number; side: 1 | -1; color: string }[]; note: string | null } | null;
+
+function clipOf(props: Pick<ChartProps, "x" | "series" | "logScale">): Clip {
+  const raw = props.series.filter(
+    (series) => series.faint || !props.series.some((other) => other.faint && other.label === `${series.label} (raw)`),
+  );
+  const pointsOf = (series: ChartSeries) => series.own ?? { x: props.x, y: series.values };
+  const range = clipRange(
+    raw.flatMap((series) => pointsOf(series).y),
+    props.logScale,
+  );
+  if (!range) return null;
+  const outside: NonNullable<Clip>["outside"] = [];
+  for (const series of raw) {
+    const { x, y } = pointsOf(series);
+    for (let i = 0; i < x.length; i++) {
+      const side = sideOf(y[i], range);
+      if (side !== 0) outside.push({ x: x[i]!, side, color: series.color });
+    }
+  }
+  const above = outside.filter((point) => point.side === 1).length;
+  return { range, outside, note: outsideNote(above, outside.length - above) };
 }
 
 const alignedData = (props: ChartProps) => [props.x, ...props.series.map((series) => series.values)] as uPlot.AlignedData;
@@ -255,9 +350,14 @@ export function Chart(props: ChartProps) {
   const drawnBands = useRef(props.bands);
   const latest = useRef(props);
   latest.current = props;
+  const clip = useMemo(() => (props.clipY ? clipOf(props) : null), [props.clipY && props.series, props.clipY, props.logScale]);
+  const latestClip = useRef(clip);
+  latestClip.current = clip;
+  // The lane of non-finite marks takes room above the plot only while there are some.
+  const lane = props.markers.length > 0;
   // Charts are rebuilt in the new colours when the system's colour scheme changes.
   const dark = useMediaQuery("(prefers-color-scheme: dark)");
-  const shapeKey = `${dark}|${props.xAxis}|${props.xLabel}|${props.logScale}|${props.height}|${props.sortedTooltip}|${props.series
+  const shapeKey = `${dark}|${props.xAxis}|${props.xLabel}|${props.logScale}|${props.height}|${props.sortedTooltip}|${lane}|${props.clipY ?? false}|${props.series
     .map((s) => `${s.label}:${s.color}:${s.faint ?? false}:${s.dash ?? false}:${s.own !== undefined}`)
     .join(",")}`;
 
@@ -274,10 +374,24 @@ export function Chart(props: ChartProps) {
           : formatNumber(value);
     const xLabel = props.xLabel ?? (xAxis === "time" ? "time" : "step");
     let tooltip: HTMLDivElement | null = null;
+    const logScale = props.logScale;
     const options: uPlot.Options = {
       width: Math.max(element.clientWidth, 200),
       height: props.height ?? 220,
-      scales: { x: { time: xAxis === "time" }, y: { distr: props.logScale ? 3 : 1 } },
+      // null: uPlot's own padding on that side.
+      padding: [lane ? LANE_HEIGHT + LANE_GAP + 4 : null, null, null, null],
+      scales: {
+        x: { time: xAxis === "time" },
+        y: {
+          distr: logScale ? 3 : 1,
+          ...(props.clipY
+            ? {
+                range: (_plot: uPlot, min: number, max: number) =>
+                  latestClip.current?.range ?? (logScale ? uPlot.rangeLog(min, max, 10, true) : uPlot.rangeNum(min, max, 0.1, true)),
+              }
+            : {}),
+        },
+      },
       axes: [
         themedAxis(
           xAxis === "time"
@@ -297,7 +411,7 @@ export function Chart(props: ChartProps) {
           ...(series.dash ? { dash: [6, 4] } : {}),
           spanGaps: true,
           // The latest data's points (new data comes through setData, not a new chart).
-          ...(series.own ? { paths: ownPointsPath(() => latest.current.series[index]?.own) } : {}),
+          paths: linePath(() => latest.current.series[index]?.own, xAxis === "time" || xAxis === "relative"),
           points: { show: false },
           show: true,
           // A non-finite point is a gap in the line: hovering it names its kind instead of "–".
@@ -336,7 +450,13 @@ export function Chart(props: ChartProps) {
           (u) => {
             drawRules(u, latest.current.rules ?? []);
             element.dataset.rules = (latest.current.rules ?? []).map((rule) => rule.label).join("|");
-            drawMarkers(u, latest.current.markers);
+            if (latest.current.markers.length > 0) drawMarkers(u, latest.current.markers, element);
+            else delete element.dataset.laneMarks;
+            if (latestClip.current) drawOutside(u, latestClip.current.outside);
+            // The plot's box in CSS pixels of the canvas (left top width height), for tests reading its pixels.
+            element.dataset.plot = [u.bbox.left, u.bbox.top, u.bbox.width, u.bbox.height]
+              .map((value) => (value / devicePixelRatio).toFixed(1))
+              .join(" ");
             element.dataset.drawn = "true";
             element.dataset.draws = String(Number(element.dataset.draws ?? 0) + 1); // tests count redraws
           },
@@ -395,15 +515,23 @@ export function Chart(props: ChartProps) {
   }, [props.bands]);
 
   return (
-    <div
-      class="chart-canvas"
-      ref={container}
-      data-points={props.x.length}
-      data-nonfinite={props.markers.length}
-      data-marker-colors={[...new Set(props.markers.map((marker) => marker.color))].join(" ")}
-      data-lines={props.series.filter((series) => !series.faint).length}
-      data-bands={props.bands?.length ?? 0}
-      data-highlighted={props.highlighted ?? undefined}
-    />
+    <>
+      <div
+        class="chart-canvas"
+        ref={container}
+        data-points={props.x.length}
+        data-nonfinite={props.markers.length}
+        data-marker-colors={[...new Set(props.markers.map((marker) => marker.color))].join(" ")}
+        data-lines={props.series.filter((series) => !series.faint).length}
+        data-bands={props.bands?.length ?? 0}
+        data-outside={clip?.outside.length ?? 0}
+        data-highlighted={props.highlighted ?? undefined}
+      />
+      {clip?.note && (
+        <p class="muted chart-note" data-testid="chart-outside">
+          {clip.note}
+        </p>
+      )}
+    </>
   );
 }

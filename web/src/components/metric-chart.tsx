@@ -84,6 +84,7 @@ export function MetricChart({ run, metric, points, settings, observe, forkStep }
           xAxis={xAxis}
           rules={forkStep !== null && xAxis === "step" ? [{ x: forkStep, label: `forked at ${forkStep}` }] : []}
           logScale={settings.logScale}
+          clipY={settings.clipY}
           onZoom={onZoom}
           onReset={() => setZoom(null)}
         />

@@ -30,6 +30,8 @@ export interface ChartSettings {
   xAxis: XAxis;
   smoothing: number;
   logScale: boolean;
+  /** The y range clipped to the bulk of the data (lib/chart-marks.ts); absent in settings stored before it. */
+  clipY?: boolean;
 }
 
 /** One line of a chart. */

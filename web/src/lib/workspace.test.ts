@@ -78,13 +78,13 @@ test("the cap rises 20 → 50 → 100 → 200 → 500 → 1,000 and stops", () =
 test("a layout survives its round trip through storage", () => {
   let layout = addCustomPanel(EMPTY_LAYOUT, ["train/loss", "val/loss", "train/loss"]);
   layout = addCustomPanel(layout, ["epoch"]);
-  layout = withOptions(layout, "train/loss", { logScale: true, smoothing: 0.6, xAxis: "metric", xMetric: "epoch" });
+  layout = withOptions(layout, "train/loss", { logScale: true, smoothing: 0.6, xAxis: "metric", xMetric: "epoch", clipY: true });
   layout = toggleCollapsed(layout, "val");
   layout = { ...layout, cap: 100, order: ["train/loss", "train/acc"] };
   const read = parseLayout(JSON.stringify(layout));
   assert.deepEqual(read, layout);
   assert.deepEqual(read.custom[0]!.logNames, ["train/loss", "val/loss"], "duplicate names dropped");
-  assert.deepEqual(optionsOf(read, "train/loss"), { logScale: true, smoothing: 0.6, xAxis: "metric", xMetric: "epoch" });
+  assert.deepEqual(optionsOf(read, "train/loss"), { logScale: true, smoothing: 0.6, xAxis: "metric", xMetric: "epoch", clipY: true });
   assert.deepEqual(optionsOf(read, "val/loss"), DEFAULT_PANEL_OPTIONS);
   assert.deepEqual(toggleCollapsed(read, "val").collapsed, []);
 });

@@ -69,8 +69,10 @@ export interface PanelOptions {
   xAxis: XChoice;
   /** With xAxis "metric": the metric whose value at each step is the x. */
   xMetric: string;
+  /** The y range clipped to the bulk of the data, the points outside marked (lib/chart-marks.ts). */
+  clipY: boolean;
 }
-export const DEFAULT_PANEL_OPTIONS: PanelOptions = { logScale: false, smoothing: 0, xAxis: "step", xMetric: "" };
+export const DEFAULT_PANEL_OPTIONS: PanelOptions = { logScale: false, smoothing: 0, xAxis: "step", xMetric: "", clipY: false };
 
 /** A panel the user added (several metrics together). Metric panels are implicit, one per metric. */
 export interface CustomPanel {
@@ -109,7 +111,13 @@ function parseOptions(value: unknown): PanelOptions | null {
   const record = value as Partial<Record<keyof PanelOptions, unknown>>;
   const smoothing = typeof record.smoothing === "number" && record.smoothing >= 0 && record.smoothing < 1 ? record.smoothing : 0;
   const xAxis = X_CHOICES.find((choice) => choice === record.xAxis) ?? "step";
-  return { logScale: record.logScale === true, smoothing, xAxis, xMetric: isString(record.xMetric) ? record.xMetric : "" };
+  return {
+    logScale: record.logScale === true,
+    smoothing,
+    xAxis,
+    xMetric: isString(record.xMetric) ? record.xMetric : "",
+    clipY: record.clipY === true,
+  };
 }
 
 /** A stored layout, or the defaults for whatever part of it is missing or malformed. */

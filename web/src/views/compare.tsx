@@ -172,6 +172,7 @@ export function ComparePage({ projectName, runIds: requested }: { projectName: s
             markers={chart.markers}
             xAxis={chart.xAxis}
             logScale={settings.logScale}
+            clipY={settings.clipY}
             height={320}
             onZoom={(min, max) => {
               const next = stepsOfRange(

@@ -43,6 +43,14 @@ export function ChartControls({ settings, onChange }: { settings: ChartSettings;
         />
         log scale
       </label>
+      <label title="Clip the y range to the bulk of the data (1st–99th percentile); points outside are marked at the edge">
+        <input
+          type="checkbox"
+          checked={settings.clipY ?? false}
+          onChange={(event) => onChange({ ...settings, clipY: event.currentTarget.checked })}
+        />
+        clip y
+      </label>
     </>
   );
 }

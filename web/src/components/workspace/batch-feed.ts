@@ -4,12 +4,15 @@
 // where the endpoint's limits demand it (200 runs, 100 metrics, and runs × metrics × points per
 // series ≤ 2,000,000: at 62 buckets, 200 runs take 39 metrics a request). The bucket count
 // follows the number of runs shown (bucketsForRuns); series loaded at another count are not
-// reused. While a shown run is RUNNING, each refresh asks again for that run's visible metrics.
-// An unreachable server is retried with backoff; what was loaded stays.
+// reused. While a shown run is RUNNING, each refresh asks for that run's visible metrics from the
+// last step loaded on, and appends what comes (lib/live-series.ts: a series grown to twice its
+// sample's size is read whole again, re-bucketed). An unreachable server is retried with
+// backoff; what was loaded stays.
 
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { bucketsForRuns } from "../../../../src/domain/shared-with-ui.ts";
+import { bucketsForRuns, pointsPerSeriesBound } from "../../../../src/domain/shared-with-ui.ts";
 import { api, ServerUnreachable } from "../../api.ts";
+import { appendSeries, livePlan } from "../../lib/live-series.ts";
 import { backoffDelay } from "../../lib/retry.ts";
 import { batchPlan } from "../../lib/workspace.ts";
 import type { BatchSeries } from "../../types.ts";
@@ -77,32 +80,45 @@ export function useWorkspaceSeries(
     });
   }, []);
 
-  const request = (ids: number[], names: string[]) => {
+  /** Whole series, or with `stepMin` the steps from there on, appended to the series loaded. */
+  const request = (ids: number[], names: string[], stepMin?: number) => {
     for (const { runIds: chunkIds, logNames: chunkNames } of batchPlan(ids, names, buckets)) {
       const keys = chunkIds.flatMap((runId) => chunkNames.map((name) => seriesKey(buckets, runId, name)));
       for (const key of keys) inFlight.current.add(key);
       requests.current++;
-      api.metricsBatch({ projectName, runIds: chunkIds, logNames: chunkNames, buckets }).then(
-        (answer) => {
-          for (const key of keys) inFlight.current.delete(key);
-          failures.current = 0;
-          if (!mounted.current) return;
-          // Pairs without points are loaded too (empty), so they are not asked for again.
-          const answered = new Set(answer.series.map((series) => pairKey(series.runId, series.logName)));
-          for (const runId of chunkIds)
-            for (const logName of chunkNames)
-              if (!answered.has(pairKey(runId, logName))) load({ runId, logName, steps: [], values: [], nonFiniteFlags: [], times: [] });
-          for (const series of answer.series) load(series);
-          setError(undefined);
-          setVersion((n) => n + 1);
-        },
-        (failure: Error) => {
-          for (const key of keys) inFlight.current.delete(key);
-          if (!mounted.current) return;
-          if (failure instanceof ServerUnreachable) setTimeout(() => setRetryTick((n) => n + 1), backoffDelay(failures.current++));
-          else setError(failure.message);
-        },
-      );
+      api
+        .metricsBatch({ projectName, runIds: chunkIds, logNames: chunkNames, buckets, ...(stepMin === undefined ? {} : { stepMin }) })
+        .then(
+          (answer) => {
+            for (const key of keys) inFlight.current.delete(key);
+            failures.current = 0;
+            if (!mounted.current) return;
+            if (stepMin !== undefined) {
+              // New steps join the series loaded; a pair without any keeps what it has.
+              for (const series of answer.series) {
+                const existing = loaded.current.get(seriesKey(buckets, series.runId, series.logName));
+                if (existing) load(appendSeries(existing, series));
+              }
+              setError(undefined);
+              setVersion((n) => n + 1);
+              return;
+            }
+            // Pairs without points are loaded too (empty), so they are not asked for again.
+            const answered = new Set(answer.series.map((series) => pairKey(series.runId, series.logName)));
+            for (const runId of chunkIds)
+              for (const logName of chunkNames)
+                if (!answered.has(pairKey(runId, logName))) load({ runId, logName, steps: [], values: [], nonFiniteFlags: [], times: [] });
+            for (const series of answer.series) load(series);
+            setError(undefined);
+            setVersion((n) => n + 1);
+          },
+          (failure: Error) => {
+            for (const key of keys) inFlight.current.delete(key);
+            if (!mounted.current) return;
+            if (failure instanceof ServerUnreachable) setTimeout(() => setRetryTick((n) => n + 1), backoffDelay(failures.current++));
+            else setError(failure.message);
+          },
+        );
     }
   };
 
@@ -135,12 +151,16 @@ export function useWorkspaceSeries(
     requestLacking([...new Set([...visible.values()].flat())]);
   }, [projectName, runIds.join(","), visible, retryTick]);
 
-  // A live refresh: the RUNNING runs' visible metrics again (the server buckets the whole series anew).
+  // A live refresh: the RUNNING runs' visible metrics from the last step each has (livePlan).
   useEffect(() => {
     if (liveTick === 0) return;
     const names = [...new Set([...visible.values()].flat())];
-    const ids = liveRunIds.filter((runId) => names.some((name) => !inFlight.current.has(seriesKey(buckets, runId, name))));
-    if (ids.length > 0 && names.length > 0) request(ids, names);
+    const pairs = liveRunIds.flatMap((runId) =>
+      names
+        .filter((logName) => !inFlight.current.has(seriesKey(buckets, runId, logName)))
+        .map((logName) => ({ runId, logName, series: loaded.current.get(seriesKey(buckets, runId, logName)) })),
+    );
+    for (const read of livePlan(pairs, pointsPerSeriesBound(buckets))) request(read.runIds, read.logNames, read.stepMin);
   }, [liveTick]);
 
   return {

@@ -2,13 +2,17 @@
 // panel's second and later metrics), with its own log scale, smoothing and x axis, a min/max band
 // where the server downsampled a line, a tooltip sorted by value, and a full-screen mode. Dragging
 // across the x range zooms the panel: its step window is read again through the batch request
-// (loadWindow) and drawn at full resolution; a double-click (or the window's ✕) goes back.
+// (loadWindow) and drawn at full resolution; a double-click (or the window's ✕) goes back. On a
+// time axis a line's min/max band is drawn per segment (a resumed run's segments days apart are
+// not joined); "clip y" holds the y range to the bulk of the data; PNG and CSV save what is drawn.
 
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { bucketsForRuns } from "../../../../src/domain/shared-with-ui.ts";
 import { ServerUnreachable } from "../../api.ts";
+import { gapStarts, segmentsOf } from "../../lib/chart-marks.ts";
+import { type CsvPoint, fileNameOf, pointsCsv } from "../../lib/csv.ts";
 import { formatNumber } from "../../lib/format.ts";
-import { drawnAxis, overlayRuns, type RunChart, stepsOfRange } from "../../lib/series.ts";
+import { drawnAxis, nonFiniteKind, overlayRuns, type RunChart, stepsOfRange } from "../../lib/series.ts";
 import { useMediaQuery } from "../../hooks.ts";
 import { smooth } from "../../lib/smoothing.ts";
 import {
@@ -30,6 +34,7 @@ import { type Group, type Grouping, groupLine } from "../../lib/grouping.ts";
 import { paletteColor } from "../../lib/run-color.ts";
 import { Chart } from "../chart.tsx";
 import { highlightRun, useHighlightedRun, useRunColor } from "../run-colors.tsx";
+import { chartPng, download } from "../chart-export.ts";
 import { loadWindow, windowSeries } from "./batch-feed.ts";
 
 /** A zoomed panel: the dragged x range, the step window read for it, and what was read. */
@@ -61,6 +66,37 @@ interface Props {
   onMove: (delta: -1 | 1) => void;
   canMove: [earlier: boolean, later: boolean];
   onRemove?: () => void;
+}
+
+/** What a drawn line was made from, for its CSV rows. */
+interface Drawn {
+  run: RunListItem;
+  logName: string;
+  series: BatchSeries;
+  steps: number[];
+}
+
+const VALUE_OF_KIND = { NaN: Number.NaN, "+Inf": Infinity, "-Inf": -Infinity } as const;
+
+/** The points of the drawn lines, as many as were drawn (a zoomed panel's window, clipped to its range). */
+function csvOf(drawn: readonly Drawn[]): string {
+  const points: CsvPoint[] = [];
+  for (const { run, logName, series, steps } of drawn) {
+    const shown = new Set(steps);
+    for (let i = 0; i < series.steps.length; i++) {
+      if (!shown.has(series.steps[i]!)) continue;
+      const kind = nonFiniteKind(series.nonFiniteFlags[i] ?? 0);
+      points.push({
+        runName: run.name,
+        runId: run.id,
+        metric: logName,
+        step: series.steps[i]!,
+        time: series.times[i]!,
+        value: kind ? VALUE_OF_KIND[kind] : series.values[i]!,
+      });
+    }
+  }
+  return pointsCsv(points);
 }
 
 const X_LABELS = new Map<PanelOptions["xAxis"], string>([
@@ -156,6 +192,7 @@ export function WorkspacePanel({
     const perRun: RunChart[] = [];
     const bands: { color: string; x: number[]; lo: number[]; hi: number[] }[] = [];
     const drawnLines: Line[] = [];
+    const drawnSeries: Drawn[] = [];
     let waiting = false;
     // Off screen, nothing is drawn (and nothing computed).
     // Zoomed, the window's series (read for every run shown when zooming) stand in for the feed's.
@@ -179,7 +216,11 @@ export function WorkspacePanel({
             }
             const start = Math.min(Date.parse(run.createdAt), (seriesOf(run.id, logName) ?? series).times[0] ?? Date.parse(run.createdAt));
             const whole = lineOf(series, drawnOptions, start, xSeries);
-            members.push(zoomed ? clipLine(whole, zoomed.x[0], zoomed.x[1]) : whole);
+            const member = zoomed ? clipLine(whole, zoomed.x[0], zoomed.x[1]) : whole;
+            members.push(member);
+            // A zoom reads the members' steps; a CSV holds the members' points.
+            drawnLines.push(member);
+            drawnSeries.push({ run, logName, series, steps: member.steps });
           }
           const line = groupLine(members, grouping, buckets);
           if (line.x.length === 0) continue;
@@ -191,7 +232,7 @@ export function WorkspacePanel({
           bands.push({ color, x: line.x, lo: line.lo, hi: line.hi });
         }
       }
-      return { ...overlayRuns(perRun), bands, waiting, drawn: perRun.length, drawnLines, xAxis };
+      return { ...overlayRuns(perRun), bands, waiting, drawn: perRun.length, drawnLines, drawnSeries, xAxis };
     }
     for (const run of onScreen ? runs : []) {
       const color = colorOf(run.id);
@@ -221,11 +262,18 @@ export function WorkspacePanel({
             : [{ label, values: line.y, color, dash, key }];
         perRun.push({ x: line.x, lines, markers: line.markers.map((marker) => ({ ...marker, color, label })) });
         drawnLines.push(line);
-        const band = isDownsampled(series, buckets) ? minMaxBand(line, buckets) : null;
-        if (band) bands.push({ color, ...band });
+        drawnSeries.push({ run, logName, series, steps: line.steps });
+        if (!isDownsampled(series, buckets)) continue;
+        // On a time axis one band per segment: none across a gap in time, each with its share of the buckets.
+        const starts = xAxis === "wall" || xAxis === "relative" ? gapStarts(line.x) : [];
+        for (const [from, to] of segmentsOf(line.x.length, starts)) {
+          const part = starts.length === 0 ? line : clipLine(line, line.x[from]!, line.x[to - 1]!);
+          const band = minMaxBand(part, Math.max(1, Math.round((buckets * (to - from)) / line.x.length)));
+          if (band) bands.push({ color, ...band });
+        }
       }
     }
-    return { ...overlayRuns(perRun), bands, waiting, drawn: perRun.length, drawnLines, xAxis };
+    return { ...overlayRuns(perRun), bands, waiting, drawn: perRun.length, drawnLines, drawnSeries, xAxis };
   }, [onScreen, runs, loads, options, panel.logNames.join("\n"), zoomed, colorOf, groups, grouping]);
 
   const onZoom = (min: number, max: number) => {
@@ -236,6 +284,16 @@ export function WorkspacePanel({
   };
 
   const title = panel.logNames.join(" · ");
+  const savePng = () => {
+    const canvas = card.current?.querySelector<HTMLCanvasElement>(".chart-canvas canvas");
+    if (!canvas) return;
+    const legend = chart.lines.filter((line) => !line.faint).map((line) => ({ label: line.label, color: line.color, dash: line.dash }));
+    chartPng(canvas, title, legend).then(
+      (blob) => download(blob, fileNameOf(title, "png")),
+      (failure: Error) => setZoomError(failure.message),
+    );
+  };
+  const saveCsv = () => download(new Blob([csvOf(chart.drawnSeries)], { type: "text/csv" }), fileNameOf(title, "csv"));
   const xLabel = chart.xAxis === "metric" ? options.xMetric || "step" : X_LABELS.get(chart.xAxis);
   return (
     <div
@@ -332,6 +390,28 @@ export function WorkspacePanel({
           >
             ↓
           </button>
+          <details class="ws-menu">
+            <summary class="icon" title="Clip the y range; save as PNG or CSV" aria-label="More panel options" data-testid="panel-menu">
+              ⋯
+            </summary>
+            <div class="ws-menu-items">
+              <label title="Clip the y range to the bulk of the data (1st–99th percentile); points outside are marked at the edge">
+                <input
+                  type="checkbox"
+                  checked={options.clipY}
+                  data-testid="panel-clip"
+                  onChange={(event) => onOptions({ ...options, clipY: event.currentTarget.checked })}
+                />
+                clip y to the bulk of the data
+              </label>
+              <button type="button" class="link" data-testid="panel-png" disabled={chart.drawn === 0} onClick={savePng}>
+                Save chart as PNG
+              </button>
+              <button type="button" class="link" data-testid="panel-csv" disabled={chart.drawn === 0} onClick={saveCsv}>
+                Save drawn points as CSV
+              </button>
+            </div>
+          </details>
           {onRemove && (
             <button type="button" class="icon" title="Remove panel" aria-label="Remove panel" onClick={onRemove}>
               ✕
@@ -365,6 +445,7 @@ export function WorkspacePanel({
           xAxis={chart.xAxis === "wall" ? "time" : chart.xAxis === "step" ? "step" : chart.xAxis}
           xLabel={xLabel}
           logScale={options.logScale}
+          clipY={options.clipY}
           height={fullScreen ? Math.max(300, innerHeight - 140) : 200}
           sortedTooltip
           onZoom={onZoom}
