@@ -11,7 +11,6 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, Locator, Page } from "playwright-core";
-import { runColor } from "../../web/src/lib/run-color.js";
 import { launchBrowser } from "../helpers/browser.js";
 import type { ApiClient } from "../helpers/client.js";
 import { ingest, type MetricLine, toNdjson } from "../helpers/ingest.js";
@@ -58,6 +57,9 @@ describe("chart marks", () => {
   const batches: { body: { runIds: number[]; logNames: string[]; stepMin?: number }; text: Promise<string> }[] = [];
   const open = (path: string) => page.goto(new URL(path, test.url).toString());
   const panel = (id: string) => page.locator(`[data-testid=workspace] .ws-panel[data-panel='${id}']`);
+  // A run's colour on the project page: the one its table swatch shows (the page colours its runs as a set).
+  const colourOf = async (runId: number) =>
+    (await page.locator(`[data-testid=runs-table] tr[data-run-id='${runId}'] .swatch`).getAttribute("data-color"))!;
   const drawn = async (id: string) => {
     await panel(id).scrollIntoViewIfNeeded();
     const canvas = panel(id).locator(".chart-canvas[data-drawn=true]");
@@ -150,7 +152,7 @@ describe("chart marks", () => {
     const [left, top, width, height] = await plotBox(canvas);
     const marks = (await canvas.getAttribute("data-lane-marks"))!.split(";").map((mark) => mark.split(" "));
     assert.deepEqual(marks.map(([kind]) => kind).sort(), ["+Inf", "-Inf", "NaN"], "one mark per kind");
-    const color = rgbOf(runColor(ids[NAN_RUN]!));
+    const color = rgbOf(await colourOf(ids[NAN_RUN]!));
     for (const [kind, x, y] of marks) {
       assert.ok(Number(y) < top - 4, `${kind} in the lane above the plot (y ${y}, plot from ${top})`);
       assert.ok(Number(x) > left && Number(x) < left + width);
@@ -193,7 +195,7 @@ describe("chart marks", () => {
       { timeout: 10_000 },
     );
     const [left, top, width, height] = await plotBox(canvas);
-    const color = runColor(ids.resumed!);
+    const color = await colourOf(ids.resumed!);
     const line = rgbOf(color);
     // The band is the run's colour at alpha 0x26 over white.
     const band = line.map((channel) => Math.round(channel * (0x26 / 255) + 255 * (1 - 0x26 / 255)));
@@ -251,7 +253,7 @@ describe("chart marks", () => {
     );
     // An arrow in the run's colour at the top edge above step 100.
     const [left, top, width] = await plotBox(clipped);
-    const color = rgbOf(runColor(ids.spiky!));
+    const color = rgbOf(await colourOf(ids.spiky!));
     const atTop = await pixels(
       clipped,
       [2, 3, 4, 5, 6].map((d) => [left + (width * 100) / 499, top + d]),
