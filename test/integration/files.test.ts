@@ -412,7 +412,8 @@ for (const target of BLOB_TARGETS) {
         assert.ok(peakKb - idleKb < 150 * 1024, `server RSS grew ${Math.round((peakKb - idleKb) / 1024)} MB while moving a 200 MB file`);
         // Without S3's parts in flight the data directory grows far less (about 40 MB measured under the
         // whole suite's load, whose idle RSS varies from run to run, so the bound is on growth, not on the peak).
-        if (target.name === "data directory") assert.ok(peakKb - idleKb < 100 * 1024, `server RSS grew ${Math.round((peakKb - idleKb) / 1024)} MB`);
+        if (target.name === "data directory")
+          assert.ok(peakKb - idleKb < 100 * 1024, `server RSS grew ${Math.round((peakKb - idleKb) / 1024)} MB`);
       } finally {
         server.child.kill("SIGTERM");
         await server.exited;
