@@ -31,7 +31,7 @@ export function viewName(name: string): string {
 export function viewStateText(state: unknown): string {
   if (typeof state !== "object" || state === null || Array.isArray(state)) throw invalidInput("state: must be a JSON object");
   const text = JSON.stringify(state);
-  const bytes = Buffer.byteLength(text, "utf8");
+  const bytes = new TextEncoder().encode(text).length; // at most the body bound (320 KiB): a copy is cheap
   if (bytes > MAX_VIEW_STATE_BYTES) {
     throw new DomainError("PAYLOAD_TOO_LARGE", `state: ${bytes} bytes of JSON, more than the ${MAX_VIEW_STATE_BYTES} a view may keep`);
   }

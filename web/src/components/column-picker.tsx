@@ -4,10 +4,9 @@ import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { useAsync } from "../hooks.ts";
 
-export interface Column {
-  source: "config" | "systemMetadata" | "summary";
-  key: string;
-}
+import type { Column } from "../lib/saved-views.ts";
+
+export type { Column };
 
 /** Keys seen in the newest runs' configs and metadata, plus the project's metric names. */
 async function loadChoices(projectName: string): Promise<Column[]> {

@@ -1,5 +1,6 @@
 // A project's runs: search, tag/status filters, the filter builder, chosen columns, sorting, paging,
-// and selecting runs to compare. Everything but the chosen columns lives in the URL (deep links).
+// and selecting runs to compare. Everything but the chosen columns lives in the URL (deep links);
+// the columns, with the workspace's layout and hidden runs, travel in a saved view's link.
 // On a wide window the table and the charts workspace sit side by side, each pane scrolling on its
 // own (workspace.css); on a narrow one the workspace follows the table.
 
@@ -9,9 +10,11 @@ import { api } from "../api.ts";
 import { ErrorNote, Loading, PageTitle, Pager, StatusBadge, TimeAgo, TruncatedTags } from "../components/common.tsx";
 import { ColumnPicker, type Column } from "../components/column-picker.tsx";
 import { FilterBuilder } from "../components/filter-builder.tsx";
+import { SavedViews } from "../components/saved-views.tsx";
 import { RunIdentity } from "../components/workspace/run-identity.tsx";
+import { useColumns } from "../components/workspace/stored.ts";
 import { Workspace } from "../components/workspace/workspace.tsx";
-import { useAsync, useInterval, useStoredState } from "../hooks.ts";
+import { useAsync, useInterval } from "../hooks.ts";
 import { formatNumber, formatRunDuration, formatValue } from "../lib/format.ts";
 import { divergedRunMark, endKind } from "../lib/series-end.ts";
 import { Link, comparePath, leaderboardPath, navigate, runPath, setQuery, useLocation } from "../router.tsx";
@@ -85,7 +88,7 @@ export function RunsPage({ projectName }: { projectName: string }) {
   const sort = query.get("sort") ?? "-createdAt";
   const filter = query.get("filter") ?? "";
   const offset = Number(query.get("offset") ?? 0) || 0;
-  const [columns, setColumns] = useStoredState<Column[]>(`stepwise.columns.${projectName}`, []);
+  const [columns, setColumns] = useColumns(projectName);
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [searchText, setSearchText] = useState(search);
   useEffect(() => setSearchText(search), [search]);
@@ -154,6 +157,7 @@ export function RunsPage({ projectName }: { projectName: string }) {
     <section class="runs-page">
       <PageTitle title={projectName}>
         <nav class="actions" aria-label="Project">
+          <SavedViews projectName={projectName} query={{ search, tags, status, sort, filter }} />
           <Link href={leaderboardPath(projectName)}>Leaderboard</Link>
           <button
             type="button"

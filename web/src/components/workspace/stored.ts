@@ -1,9 +1,12 @@
 // Workspace state kept in this browser (localStorage), shared by every component of the page that
 // reads it: the runs table's eye toggles and the workspace panels see the same hidden runs at once.
 // Keys (per project): `stepwise.workspace.<project>` (layout: added panels, panel options,
-// collapsed sections, run cap; lib/workspace.ts) and `stepwise.hiddenRuns.<project>` (run IDs).
+// collapsed sections, run cap; lib/workspace.ts), `stepwise.hiddenRuns.<project>` (run IDs) and
+// `stepwise.columns.<project>` (the runs table's chosen columns; lib/saved-views.ts). A saved view
+// (components/saved-views.tsx) writes all three when it is opened.
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { type Column, columnsStorageKey, parseColumnsText } from "../../lib/saved-views.ts";
 import { hiddenRunsStorageKey, type Layout, layoutStorageKey, parseHiddenRuns, parseLayout } from "../../lib/workspace.ts";
 
 /** Listeners by storage key: a write tells the page's other readers of the same key. */
@@ -65,5 +68,9 @@ export function useHiddenRuns(projectName: string) {
   const [hidden, setHidden] = useStored(hiddenRunsStorageKey(projectName), parseHiddenRuns);
   const set = useMemo(() => new Set(hidden), [hidden]);
   const toggle = (runId: number) => setHidden(hidden.includes(runId) ? hidden.filter((id) => id !== runId) : [...hidden, runId]);
-  return { hidden: set, toggle, showAll: () => setHidden([]) };
+  return { hidden: set, toggle, showAll: () => setHidden([]), replace: setHidden };
+}
+
+export function useColumns(projectName: string): [Column[], (columns: Column[]) => void] {
+  return useStored(columnsStorageKey(projectName), parseColumnsText);
 }
