@@ -7,8 +7,9 @@ import { CreateViewBody, ListViewsQuery, UpdateViewBody, ViewIdParams, ViewListR
 
 const tags = ["views"];
 const WRITE_ERRORS = { ...STANDARD_ERRORS, 409: ErrorResponse, 413: ErrorResponse };
-// The state's own bound is checked on its JSON (domain/saved-views.ts); the body may hold a little more (the name, the project).
-const bodyLimit = MAX_VIEW_STATE_BYTES + 64 * 1024;
+// The state's own bound is checked on its JSON as stored (domain/saved-views.ts); the body may hold
+// more (the name, the project, whitespace and escapes the stored JSON drops): twice the bound, 512 KiB.
+const bodyLimit = 2 * MAX_VIEW_STATE_BYTES;
 
 /** Saved views of a project's page (docs/api.md, "Saved views"): list, create, read, update, delete. */
 export function savedViewRoutes({ store, clock }: RouteDeps): FastifyPluginAsyncTypebox {
