@@ -4,7 +4,7 @@
  * a column added, the table sorted) is saved under a name, and its link opened in a fresh browser
  * context (no localStorage but the API key) shows the same panels in the same order, the same
  * columns and hidden runs and the same query; a second save under the same name is refused; the
- * view is updated and deleted from the list. The run page's and compare's chart settings (x axis,
+ * view is updated, renamed and deleted from the list. The run page's and compare's chart settings (x axis,
  * smoothing, log scale) survive a copied URL in a fresh context. Screenshots go to
  * test-output/ui-screenshots/ (70-…).
  */
@@ -187,7 +187,14 @@ describe("saved views and chart settings in links", () => {
       [hiddenRun(), ids[2]!].sort((a, b) => a - b),
     );
 
-    await page.getByLabel("Delete view Loss review").click();
+    // Renamed: the page and the list say the new name.
+    await page.getByTestId("rename-view").fill("Loss review v2");
+    await page.getByRole("button", { name: "Rename" }).click();
+    await page.getByTestId("current-view").filter({ hasText: "Loss review v2" }).waitFor();
+    await page.locator("[data-testid=view-list] li", { hasText: "Loss review v2" }).waitFor();
+    assert.equal((await client.get(`/api/runs/views/${viewId}`)).body.name, "Loss review v2");
+
+    await page.getByLabel("Delete view Loss review v2").click();
     await page.getByText("No saved views in this project yet.").waitFor();
     assert.equal((await client.get(`/api/runs/views/${viewId}`)).status, 404);
     const gone = await freshPage();

@@ -1,6 +1,6 @@
 // The project page's "Views" control (docs/api.md, "Saved views"): saves what the page shows (the
 // runs table's columns and query, the workspace's layout and hidden runs) under a name on the server,
-// lists the project's views, and opens one by its link (`?view=<id>`): opening writes the view's
+// lists the project's views, renames and updates the one opened, deletes any, and opens one by its link (`?view=<id>`): opening writes the view's
 // layout, hidden runs and columns into this browser's page state (workspace/stored.ts) and its query
 // into the URL, then drops `view` from the URL, so the page is the user's own again.
 
@@ -23,6 +23,8 @@ export function SavedViews({ projectName, query }: { projectName: string; query:
   const [open, setOpen] = useState(false);
   const [name, setName] = useState("");
   const [current, setCurrent] = useState<{ id: number; name: string } | null>(null);
+  const [newName, setNewName] = useState("");
+  useEffect(() => setNewName(current?.name ?? ""), [current?.id, current?.name]);
   const [error, setError] = useState<string>();
   const [listed, setListed] = useState(0); // bumped after each change: the list reloads
   const views = useAsync(() => (open ? api.views(projectName) : Promise.resolve(undefined)), [open, projectName, listed]);
@@ -77,6 +79,11 @@ export function SavedViews({ projectName, query }: { projectName: string; query:
       setName("");
     });
   const update = (id: number) => act(async () => void (await api.updateView(id, { state: state() })));
+  const rename = (id: number) =>
+    act(async () => {
+      const view = await api.updateView(id, { name: newName });
+      setCurrent({ id: view.id, name: view.name });
+    });
   const remove = (id: number) =>
     act(async () => {
       await api.deleteView(id);
@@ -121,6 +128,25 @@ export function SavedViews({ projectName, query }: { projectName: string; query:
             <button type="button" onClick={() => update(current.id)} data-testid="update-view">
               Update “{current.name}” with this page
             </button>
+            <form
+              class="saved-views-rename"
+              onSubmit={(event) => {
+                event.preventDefault();
+                void rename(current.id);
+              }}
+            >
+              <input
+                type="text"
+                value={newName}
+                maxLength={200}
+                aria-label="New name of the view"
+                data-testid="rename-view"
+                onInput={(event) => setNewName(event.currentTarget.value)}
+              />
+              <button type="submit" disabled={newName.trim() === "" || newName.trim() === current.name}>
+                Rename
+              </button>
+            </form>
             <label>
               Link to share
               <input
