@@ -10,6 +10,8 @@ import * as registry from "./workflows/model-registry.js";
 import type { ModelRegistryOperations } from "./workflows/model-registry.js";
 import * as lifecycle from "./workflows/run-lifecycle.js";
 import type { RunLifecycleOperations } from "./workflows/run-lifecycle.js";
+import * as savedViews from "./workflows/saved-views.js";
+import type { SavedViewOperations } from "./workflows/saved-views.js";
 import * as runReads from "./workflows/run-reads.js";
 import type { RunReadOperations } from "./workflows/run-reads.js";
 import * as runWrites from "./workflows/run-writes.js";
@@ -109,6 +111,11 @@ const TRANSACTIONS = {
   getOrCreateSigningSecret: "transaction",
   tryAcquireLease: "statement",
   releaseLease: "statement",
+  createSavedView: "transaction",
+  getSavedView: "statement",
+  listSavedViews: "statement",
+  updateSavedView: "transaction",
+  deleteSavedView: "statement",
   exportRows: "statement",
   importRows: "transaction",
   countRows: "statement",
@@ -123,7 +130,8 @@ export type Operations = AccountOperations &
   ModelRegistryOperations &
   LoggedModelOperations &
   MetricReadOperations &
-  MetricWriteOperations;
+  MetricWriteOperations &
+  SavedViewOperations;
 
 /** Store methods written once as workflows (src/store/workflows/): a backend implements their operations, not them. */
 const WORKFLOWS = {
@@ -137,6 +145,8 @@ const WORKFLOWS = {
   createModelVersion: registry.createModelVersion,
   updateRegisteredModel: registry.updateRegisteredModel,
   updateLoggedModel: loggedModels.updateLoggedModel,
+  createSavedView: savedViews.createSavedView,
+  updateSavedView: savedViews.updateSavedView,
   createRun: lifecycle.createRun,
   resumeRun: lifecycle.resumeRun,
   updateRunStatus: lifecycle.updateRunStatus,

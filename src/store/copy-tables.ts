@@ -224,6 +224,15 @@ export const COPY_TABLES: readonly CopyTable[] = [
     created_at: "integer",
     updated_at: "integer",
   }),
+  t("saved_views", ["id"], {
+    id: "integer",
+    org_id: "text",
+    project_id: "integer",
+    name: "text",
+    state: "json",
+    created_at: "integer",
+    updated_at: "integer",
+  }),
   // The URL-signing secret: signed URLs given out by the source stay valid on the target.
   t("secrets", ["name"], { name: "text", value: "blob", created_at: "integer" }),
 ];

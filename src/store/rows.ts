@@ -19,6 +19,8 @@ import type {
   Project,
   Run,
   RunCandidate,
+  SavedView,
+  SavedViewSummary,
   StatusEvent,
   StoredDataRow,
   StoredFile,
@@ -555,4 +557,34 @@ export const LOGGED_MODEL_READ: RecordRead<LoggedModelRow, LoggedModel> = {
     updatedAt: row.updated_at,
     deletedAt: row.deleted_at,
   }),
+};
+
+export interface SavedViewRow {
+  id: number;
+  project_id: number;
+  project_name: string;
+  name: string;
+  state: string;
+  created_at: number;
+  updated_at: number;
+}
+
+const SAVED_VIEW_COLUMNS = "v.id, v.project_id, p.name AS project_name, v.name, v.created_at, v.updated_at";
+const savedViewSummary = (row: Omit<SavedViewRow, "state">): SavedViewSummary => ({
+  id: row.id,
+  projectId: row.project_id,
+  projectName: row.project_name,
+  name: row.name,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** A saved view with its state (getSavedView) and without (listSavedViews: a list never carries the states). */
+export const SAVED_VIEW_READ: RecordRead<SavedViewRow, SavedView> = {
+  select: `SELECT ${SAVED_VIEW_COLUMNS}, v.state FROM saved_views v JOIN projects p ON p.id = v.project_id`,
+  toRecord: (row) => ({ ...savedViewSummary(row), stateText: row.state }),
+};
+export const SAVED_VIEW_SUMMARY_READ: RecordRead<Omit<SavedViewRow, "state">, SavedViewSummary> = {
+  select: `SELECT ${SAVED_VIEW_COLUMNS} FROM saved_views v JOIN projects p ON p.id = v.project_id`,
+  toRecord: savedViewSummary,
 };

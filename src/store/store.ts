@@ -33,6 +33,7 @@ export interface Store
     ModelRegistryStore,
     LoggedModelStore,
     SharedStateStore,
+    SavedViewStore,
     CopyStore {}
 
 export interface StoreConnection {
@@ -494,6 +495,50 @@ export interface SharedStateStore {
   tryAcquireLease(name: string, holderId: string, now: number, ttlMs: number): Promise<boolean>;
   /** Gives the lease up if `holderId` holds it, so another process takes over without waiting for the expiry. */
   releaseLease(name: string, holderId: string): Promise<void>;
+}
+
+/**
+ * Saved views of a project's page (docs/api.md, "Saved views"): a name, unique in its project, and
+ * the UI's state as JSON text the store keeps as given. A view of another organization reads, updates
+ * and deletes exactly like one that does not exist.
+ */
+export interface SavedViewStore {
+  /**
+   * A view of the project. Undefined when the project is not the organization's (nothing is stored);
+   * throws CONFLICT when the project has a view of that name.
+   */
+  createSavedView(orgId: string, projectId: number, input: NewSavedView, now: number): Promise<SavedView | undefined>;
+  /** The view with its state, or undefined when the organization has no view of that ID. */
+  getSavedView(orgId: string, viewId: number): Promise<SavedView | undefined>;
+  /** A page of the project's views without their state, newest first (created, then ID). */
+  listSavedViews(orgId: string, projectId: number, page: { limit: number; offset: number }): Promise<SavedViewSummary[]>;
+  /**
+   * Renames the view and/or replaces its state (a field left undefined keeps its value); updatedAt
+   * becomes `now`. Undefined when the organization has no view of that ID; throws CONFLICT when
+   * another view of the project has the new name.
+   */
+  updateSavedView(orgId: string, viewId: number, change: Partial<NewSavedView>, now: number): Promise<SavedView | undefined>;
+  /** Whether a view of the organization was deleted. */
+  deleteSavedView(orgId: string, viewId: number): Promise<boolean>;
+}
+
+export interface NewSavedView {
+  name: string;
+  /** JSON text of an object (domain/saved-views.ts checks it). */
+  stateText: string;
+}
+
+export interface SavedViewSummary {
+  id: number;
+  projectId: number;
+  projectName: string;
+  name: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface SavedView extends SavedViewSummary {
+  stateText: string;
 }
 
 /** Bulk copy between stores (`stepwise copy`): rows of the tables in src/store/copy-tables.ts, by table name. */

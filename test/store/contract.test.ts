@@ -12,6 +12,7 @@ import { mlflowContract } from "./contract/mlflow.js";
 import { modelRegistryContract } from "./contract/model-registry.js";
 import { projectContract } from "./contract/projects.js";
 import { runContract } from "./contract/runs.js";
+import { savedViewContract } from "./contract/saved-views.js";
 import { sharedStateContract } from "./contract/shared-state.js";
 
 /**
@@ -40,6 +41,7 @@ for (const backend of BACKENDS) {
     describe("MlflowStore: MLflow's protocol", () => mlflowContract(store));
     describe("ModelRegistryStore: MLflow's model registry", () => modelRegistryContract(store));
     describe("LoggedModelStore: MLflow 3's logged models", () => loggedModelContract(store));
+    describe("SavedViewStore: saved views of a project's page", () => savedViewContract(store));
     describe("organization isolation, across the interfaces", () => isolationContract(store));
     // These open stores of their own: they need empty ones, or two.
     describe("SharedStateStore: state shared by processes", () => sharedStateContract(backend));

@@ -151,4 +151,11 @@ export const api = {
   modelsOfRun: (runId: number) => get<T.ModelsOfRun>(`/api/runs/models/of-run/${runId}`),
   updateTags: (runId: number, tags: string[]) => post<T.Success>("/api/runs/tags/update", { runId, tags }),
   updateNotes: (runId: number, notes: string | null) => post<T.Success>("/api/runs/notes/update", { runId, notes }),
+  /** Saved views of a project's page (components/saved-views.tsx): their states are the UI's own JSON. */
+  views: (projectName: string) => get<T.SavedViewList>("/api/runs/views", { projectName, limit: 200 }),
+  view: (viewId: number) => get<T.SavedView>(`/api/runs/views/${viewId}`),
+  createView: (projectName: string, name: string, state: object) => post<T.SavedView>("/api/runs/views", { projectName, name, state }),
+  updateView: (viewId: number, change: { name?: string; state?: object }) =>
+    request<T.SavedView>("PATCH", `/api/runs/views/${viewId}`, change),
+  deleteView: (viewId: number) => request<T.Success>("DELETE", `/api/runs/views/${viewId}`),
 };

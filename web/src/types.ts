@@ -27,6 +27,7 @@ import type {
 import type { ProjectsResponse, ValidateKeyResponse } from "../../src/http/schemas/projects.ts";
 import type { ListRunsQuery, ListRunsResponse } from "../../src/http/schemas/run-list.ts";
 import type { SweepQuery as SweepQuerySchema, SweepResponse } from "../../src/http/schemas/sweep.ts";
+import type { ViewListResponse, ViewResponse } from "../../src/http/schemas/saved-views.ts";
 import type {
   AlertsResponse,
   ModelGraphResponse,
@@ -105,3 +106,7 @@ export type Model = Static<typeof ModelResponse>;
 export type ModelVersion = Model["versions"][number];
 export type ModelsOfRun = Static<typeof ModelsOfRunResponse>;
 export type LoggedModel = ModelsOfRun["loggedModels"][number];
+
+export type SavedViewList = Static<typeof ViewListResponse>;
+export type SavedViewSummary = SavedViewList["views"][number];
+export type SavedView = Static<typeof ViewResponse>;

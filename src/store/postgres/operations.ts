@@ -13,6 +13,7 @@ import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-log
 import { getMlflowDefaultProject, getMlflowProject, getMlflowRun } from "./mlflow.js";
 import { postgresRegistryOperations } from "./model-registry.js";
 import { getLoggedModel, writeLoggedModel } from "./logged-models.js";
+import { getSavedView, insertSavedView, writeSavedView } from "./saved-views.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { postgresMetricWrites } from "./metrics.js";
 
@@ -212,6 +213,9 @@ export function postgresOperations(sql: Sql): Async<Operations> {
     lockLoggedModel: (orgId, modelId) => getLoggedModel(sql, orgId, modelId, true),
     writeLoggedModel: (modelId, state, now) => writeLoggedModel(sql, modelId, state, now),
     getLoggedModel: (orgId, modelId) => getLoggedModel(sql, orgId, modelId),
+    insertSavedView: (orgId, projectId, input, now) => insertSavedView(sql, orgId, projectId, input, now),
+    writeSavedView: (orgId, viewId, name, stateText, now) => writeSavedView(sql, orgId, viewId, name, stateText, now),
+    getSavedView: (orgId, viewId) => getSavedView(sql, orgId, viewId),
     lockMlflowRun: (orgId, runId) => getMlflowRun(sql, orgId, runId, true),
     getMlflowRun: (orgId, runId) => getMlflowRun(sql, orgId, runId),
     writeRunMlflow: async (runId, mlflowRow, now) => {

@@ -16,3 +16,4 @@ export * from "./runs.js";
 export * from "./shared-state.js";
 export * from "./status.js";
 export { createLoggedModel, getLoggedModel, listLoggedModels } from "./logged-models.js";
+export { deleteSavedView, getSavedView, listSavedViews } from "./saved-views.js";

@@ -9,6 +9,7 @@ import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-log
 import { getMlflowDefaultProject, getMlflowProject, getMlflowRun } from "./mlflow.js";
 import { sqliteRegistryOperations } from "./model-registry.js";
 import { getLoggedModel, writeLoggedModel } from "./logged-models.js";
+import { getSavedView, insertSavedView, writeSavedView } from "./saved-views.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { sqliteMetricWrites } from "./metrics.js";
 import { getOrCreateProjectRow, getProject, getProjectByName } from "./projects.js";
@@ -190,6 +191,9 @@ export function sqliteOperations(s: Statements): Operations {
     lockLoggedModel: (orgId, modelId) => getLoggedModel(s, orgId, modelId),
     writeLoggedModel: (modelId, state, now) => writeLoggedModel(s, modelId, state, now),
     getLoggedModel: (orgId, modelId) => getLoggedModel(s, orgId, modelId),
+    insertSavedView: (orgId, projectId, input, now) => insertSavedView(s, orgId, projectId, input, now),
+    writeSavedView: (orgId, viewId, name, stateText, now) => writeSavedView(s, orgId, viewId, name, stateText, now),
+    getSavedView: (orgId, viewId) => getSavedView(s, orgId, viewId),
     lockMlflowRun: (orgId, runId) => getMlflowRun(s, orgId, runId),
     getMlflowRun: (orgId, runId) => getMlflowRun(s, orgId, runId),
     writeRunMlflow: (runId, row, now) => {

@@ -99,6 +99,8 @@ async function populate(s: Store): Promise<{ orgId: string; runId: number; forkI
     now: T0 + 6,
   });
   await s.updateLoggedModel(org.id, modelId, (m) => ({ ...m, status: "READY" }), T0 + 7);
+  // A saved view of the run's project.
+  await s.createSavedView(org.id, run.projectId, { name: "losses", stateText: '{"layout":{"cap":50},"hiddenRuns":[1]}' }, T0 + 8);
   return { orgId: org.id, runId: run.id, forkId: fork.run.id };
 }
 
@@ -177,6 +179,13 @@ export function copyContract(backend: StoreOpener<Store>): void {
       ))!;
       assert.ok(file!.id > Math.max(...(await allRows(s, "files")).map((row) => row[0] as number)));
       assert.equal((await t.listAlerts(orgId, next.run.id))!.length, 1);
+      const view = await t.createSavedView(orgId, next.run.projectId, { name: "after copy", stateText: "{}" }, T0 + 12);
+      assert.ok(view!.id > Math.max(...(await allRows(s, "saved_views")).map((row) => row[0] as number)));
+      assert.deepEqual(
+        (await t.listSavedViews(orgId, next.run.projectId, { limit: 10, offset: 0 })).map((v) => v.name),
+        ["after copy", "losses"],
+        "the copied view reads back beside the new one",
+      );
     } finally {
       await source.destroy();
       await target.destroy();

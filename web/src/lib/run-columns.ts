@@ -39,11 +39,32 @@ const SOURCES = new Set<Column["source"]>(["config", "systemMetadata", "summary"
 /** Stored columns: null when none were ever chosen (the defaults apply), else the well-formed ones. */
 export function parseColumns(stored: unknown): Column[] | null {
   if (!Array.isArray(stored)) return null;
+  const seen = new Set<string>();
   return stored.flatMap((item): Column[] => {
     if (typeof item !== "object" || item === null) return [];
     const { source, key, aggregate } = item as Record<string, unknown>;
     if (typeof key !== "string" || !SOURCES.has(source as Column["source"])) return [];
     const kept = AGGREGATES.find((choice) => choice === aggregate);
-    return [{ source: source as Column["source"], key, ...(source === "summary" && kept && kept !== "last" ? { aggregate: kept } : {}) }];
+    const column: Column = {
+      source: source as Column["source"],
+      key,
+      ...(source === "summary" && kept && kept !== "last" ? { aggregate: kept } : {}),
+    };
+    // Each column once (a stored list written by hand, or by an older page, may repeat one).
+    if (seen.has(columnId(column))) return [];
+    seen.add(columnId(column));
+    return [column];
   });
+}
+
+/** Where a project's chosen columns are kept in this browser. */
+export const columnsStorageKey = (projectName: string) => `stepwise.columns.${projectName}`;
+
+/** Stored columns as text: null when none were ever chosen (or the text is not JSON). */
+export function parseColumnsText(text: string | null): Column[] | null {
+  try {
+    return text === null ? null : parseColumns(JSON.parse(text));
+  } catch {
+    return null;
+  }
 }

@@ -7,10 +7,11 @@ import { ApiError, api } from "../api.ts";
 import { Chart } from "../components/chart.tsx";
 import { ErrorNote, Loading, PageTitle, ProjectCrumb, StatusBadge } from "../components/common.tsx";
 import { MetricSelect, useMetricChoice } from "../components/metric-select.tsx";
-import { ChartControls, DEFAULT_CHART_SETTINGS } from "../components/run/charts.tsx";
-import { usePickedColors } from "../components/workspace/stored.ts";
+import { useChartSettings } from "../components/chart-settings.ts";
+import { ChartControls } from "../components/run/charts.tsx";
 import { POINTS_PER_CHART } from "../components/run/series-feed.ts";
-import { useServerState, useStoredState } from "../hooks.ts";
+import { usePickedColors } from "../components/workspace/stored.ts";
+import { useServerState } from "../hooks.ts";
 import { formatNumber, formatValue } from "../lib/format.ts";
 import { defaultMetric } from "../lib/metric-choice.ts";
 import { endKind } from "../lib/series-end.ts";
@@ -72,7 +73,7 @@ export function ComparePage({ projectName, runIds: requested }: { projectName: s
   const colorOf = (runId: number) => colors.get(runId) ?? runColor(runId, picked.get(runId));
   const missing = known.data ? requested.filter((runId) => !known.data!.includes(runId)) : [];
   const { names, metric } = useMetricChoice(projectName, known.data && runIds.length > 0 ? runIds : requested);
-  const [settings, setSettings] = useStoredState("stepwise.chartSettings", DEFAULT_CHART_SETTINGS);
+  const [settings, setSettings] = useChartSettings(); // in the URL: a copied link draws the same chart
   const [window, setWindow] = useState<[number, number] | null>(null);
   const [allKeys, setAllKeys] = useState(false);
 

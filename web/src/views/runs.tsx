@@ -1,5 +1,6 @@
 // A project's runs: search, tag/status filters, the filter builder, chosen columns, sorting, paging,
-// and selecting runs to compare. Everything but the chosen columns lives in the URL (deep links).
+// and selecting runs to compare. Everything but the chosen columns lives in the URL (deep links);
+// the columns, with the workspace's layout and hidden runs, travel in a saved view's link.
 // On a wide window the table and the charts workspace sit side by side, each pane scrolling on its
 // own (workspace.css); on a narrow one the workspace follows the table.
 
@@ -10,16 +11,17 @@ import { ErrorNote, Loading, PageTitle, Pager, StatusBadge, TimeAgo, TruncatedTa
 import { Analysis } from "../components/analysis/analysis.tsx";
 import { ColumnPicker } from "../components/column-picker.tsx";
 import { FilterBuilder } from "../components/filter-builder.tsx";
+import { SavedViews } from "../components/saved-views.tsx";
 import { highlightRun, RunColors, useHighlightedRun } from "../components/run-colors.tsx";
 import { RunIdentity } from "../components/workspace/run-identity.tsx";
 import { Splitter, useSplit } from "../components/workspace/split.tsx";
-import { useLayout, usePickedColors } from "../components/workspace/stored.ts";
+import { useColumns, useLayout, usePickedColors } from "../components/workspace/stored.ts";
 import { fieldValuesFor, Workspace } from "../components/workspace/workspace.tsx";
 import { useServerState, useStoredState } from "../hooks.ts";
 import { formatNumber, formatRunDuration, formatValue } from "../lib/format.ts";
 import { type Group, groupRuns, groupValue } from "../lib/grouping.ts";
 import { assignRunColors, runColor } from "../lib/run-color.ts";
-import { AGGREGATES, type Aggregate, type Column, columnId, defaultColumns, parseColumns } from "../lib/run-columns.ts";
+import { AGGREGATES, type Aggregate, type Column, columnId, defaultColumns } from "../lib/run-columns.ts";
 import { divergedRunMark, endKind } from "../lib/series-end.ts";
 import { parseBrushes, withBrushes } from "../lib/sweep-axes.ts";
 import { Link, comparePath, leaderboardPath, navigate, runPath, setQuery, useLocation } from "../router.tsx";
@@ -111,8 +113,8 @@ export function RunsPage({ projectName }: { projectName: string }) {
   const filter = withBrushes(writtenFilter, brushes);
   const [analysisOpen, setAnalysisOpen] = useStoredState(`stepwise.analysis.${projectName}`, false);
   const offset = Number(query.get("offset") ?? 0) || 0;
-  const [storedColumns, setColumns] = useStoredState<unknown>(`stepwise.columns.${projectName}`, null);
-  const chosenColumns = parseColumns(storedColumns);
+  // The chosen columns (null: none chosen, the defaults apply).
+  const [chosenColumns, setColumns] = useColumns(projectName);
   // Until columns are chosen, the sweep's: the config keys that differ between the selection's runs, the main metrics.
   const defaults = useServerState(
     ["defaultColumns", projectName, search, tags, status, filter],
@@ -331,6 +333,10 @@ export function RunsPage({ projectName }: { projectName: string }) {
       <section class="runs-page">
         <PageTitle title={projectName}>
           <nav class="actions" aria-label="Project">
+            <SavedViews
+              projectName={projectName}
+              query={{ search, tags, status, sort, filter: writtenFilter, brush: query.get("brush") ?? "" }}
+            />
             <Link href={leaderboardPath(projectName)}>Leaderboard</Link>
             <button
               type="button"

@@ -1,9 +1,11 @@
 // Every metric of a run as a chart, grouped by log group in the workspace's order (train, val, then
-// the rest; lib/workspace.ts), filtered by the metric search, with shared axis, smoothing and scale settings.
+// the rest; lib/workspace.ts), filtered by the metric search, with shared axis, smoothing and scale
+// settings, which the page's URL carries (components/chart-settings.ts).
 
 import { useMemo, useState } from "preact/hooks";
 import type { RunRef } from "../../api.ts";
-import { type Async, useStoredState } from "../../hooks.ts";
+import type { Async } from "../../hooks.ts";
+import { useChartSettings } from "../chart-settings.ts";
 import type { ChartSettings } from "../../lib/series.ts";
 import { matchesSearch, sectionsOf } from "../../lib/workspace.ts";
 import type { Statistics } from "../../types.ts";
@@ -55,11 +57,9 @@ export function ChartControls({ settings, onChange }: { settings: ChartSettings;
   );
 }
 
-export const DEFAULT_CHART_SETTINGS: ChartSettings = { xAxis: "step", smoothing: 0, logScale: false };
-
 /** The run page reloads `statistics` on each live refresh: new metrics and new steps show up from it. */
 export function RunCharts({ run, statistics, forkStep }: { run: RunRef; statistics: Async<Statistics>; forkStep: number | null }) {
-  const [settings, setSettings] = useStoredState("stepwise.chartSettings", DEFAULT_CHART_SETTINGS);
+  const [settings, setSettings] = useChartSettings();
   const [search, setSearch] = useState("");
   const metrics = statistics.data?.metrics;
   const series = useRunSeries(run, metrics);

@@ -2,10 +2,13 @@
 // reads it: the runs table's eye toggles and the workspace panels see the same hidden runs at once.
 // Keys (per project): `stepwise.workspace.<project>` (layout: added panels, panel options,
 // collapsed sections, run cap; lib/workspace.ts), `stepwise.hiddenRuns.<project>` (run IDs) and
-// `stepwise.runColors.<project>` (colours picked for runs; lib/run-color.ts).
+// `stepwise.runColors.<project>` (colours picked for runs; lib/run-color.ts) and
+// `stepwise.columns.<project>` (the runs table's chosen columns; lib/run-columns.ts). A saved view
+// (components/saved-views.tsx) writes the layout, hidden runs and columns when it is opened.
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { parsePickedColors, pickedColorsStorageKey } from "../../lib/run-color.ts";
+import { type Column, columnsStorageKey, parseColumnsText } from "../../lib/run-columns.ts";
 import { hiddenRunsStorageKey, type Layout, layoutStorageKey, parseHiddenRuns, parseLayout } from "../../lib/workspace.ts";
 
 /** Listeners by storage key: a write tells the page's other readers of the same key. */
@@ -67,7 +70,12 @@ export function useHiddenRuns(projectName: string) {
   const [hidden, setHidden] = useStored(hiddenRunsStorageKey(projectName), parseHiddenRuns);
   const set = useMemo(() => new Set(hidden), [hidden]);
   const toggle = (runId: number) => setHidden(hidden.includes(runId) ? hidden.filter((id) => id !== runId) : [...hidden, runId]);
-  return { hidden: set, toggle, showAll: () => setHidden([]) };
+  return { hidden: set, toggle, showAll: () => setHidden([]), replace: setHidden };
+}
+
+/** The runs table's chosen columns; null while none were chosen (the table shows its defaults). */
+export function useColumns(projectName: string): [Column[] | null, (columns: Column[] | null) => void] {
+  return useStored(columnsStorageKey(projectName), parseColumnsText);
 }
 
 /** Colours picked for runs of the project (the swatch in the runs table): kept in this browser. */
