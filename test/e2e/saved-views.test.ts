@@ -107,11 +107,14 @@ describe("saved views and chart settings in links", () => {
     await eye(page, hiddenRun()).click();
     await page.getByTestId("workspace-count").filter({ hasText: "1 hidden" }).waitFor();
 
+    // lr differs between the runs, so the default columns show it: choosing columns starts from
+    // them; ticked off and on again, lr moves to the end of the chosen columns.
+    await page.locator("th[data-column='config.lr']").waitFor();
     await page.getByText("Columns").click();
-    await page
-      .locator("[data-testid=column-choices] label", { hasText: /Config\s+lr$/ })
-      .locator("input")
-      .check();
+    const lr = page.locator("[data-testid=column-choices] label", { hasText: /Config\s+lr$/ }).locator("input");
+    await lr.uncheck();
+    await page.locator("th[data-column='config.lr']").waitFor({ state: "detached" });
+    await lr.check();
     await page.locator("th[data-column='config.lr']").waitFor();
     await page.locator("th[data-column='name'] button").click(); // sorted by name: the query is part of the view
     await page.waitForFunction(() => new URLSearchParams(location.search).get("sort") === "name");
@@ -132,11 +135,15 @@ describe("saved views and chart settings in links", () => {
     const viewId = Number(new URL(link).searchParams.get("view"));
     const stored = (await client.get(`/api/runs/views/${viewId}`)).body.state;
     assert.deepEqual(stored.hiddenRuns, [hiddenRun()]);
-    assert.deepEqual(stored.columns, [{ source: "config", key: "lr" }]);
+    assert.deepEqual(
+      (stored.columns as { source: string; key: string }[]).map((column) => `${column.source}.${column.key}`),
+      expected.columns.slice(6), // after status, name, ID, tags, created, duration
+    );
+    assert.deepEqual(stored.columns.at(-1), { source: "config", key: "lr" });
     assert.deepEqual(stored.layout.order, ["train/loss", "train/acc"]);
     assert.deepEqual(stored.layout.custom, [{ id: "custom:1", logNames: ["train/acc", "val/loss"] }]);
     assert.equal(stored.query.sort, "name");
-    assert.equal(stored.grouping, null);
+    assert.deepEqual(stored.grouping, { keys: [], line: "mean", band: "minmax" }, "ungrouped");
 
     await page.getByTestId("view-name").fill("Loss review");
     await page.getByTestId("save-view").click();
