@@ -15,6 +15,11 @@
  * went (bench/lib/workspace-page.ts); the batch read it draws from, timed server-side for 20 and 200
  * runs (bench/lib/batch-read.ts); and the server's peak RSS.
  * `--workspace` runs only this part.
+ *
+ * Then the sweep analysis and grouping (issue 23, items 1 and 2): a project of 1,000 runs × 10 config
+ * keys × 20 metrics (bench/lib/sweep-page.ts, cached), the project page with its Analysis open: time
+ * until the parallel coordinates' lines and the importance table are there; the sweep read alone;
+ * and the workspace grouping all 1,000 runs by optimizer: time to its first panel. `--sweep` runs only this part.
  * Environment: BENCH_REPEATS (default 7 per view), BENCH_REQUESTS (default 20 per batch read),
  * BENCH_WINDOW_PANELS (default 9 panels in the window, as the workspace page shows them).
  */
@@ -27,6 +32,7 @@ import { spawnServer } from "../test/helpers/start-server.js";
 import { measureBatchRead } from "./lib/batch-read.js";
 import { peakRssMb, percentile, printFigures, type Figure } from "./lib/report.js";
 import { freshBenchStore } from "./lib/seed.js";
+import { benchSweep, SWEEP_KEYS, SWEEP_METRICS, SWEEP_RUNS } from "./lib/sweep-page.js";
 import { measureWorkspacePage, PAGE_CASES } from "./lib/workspace-page.js";
 import {
   finishWorkspaceRuns,
@@ -252,7 +258,27 @@ async function benchWorkspace(): Promise<boolean> {
   return pageMet && batchMet;
 }
 
+/** The sweep analysis of a 1,000-run project (bench/lib/sweep-page.ts). */
+async function benchSweepAnalysis(): Promise<boolean> {
+  console.log(
+    `\nSweep analysis benchmark: a project of ${SWEEP_RUNS.toLocaleString("en-US")} runs × ${SWEEP_KEYS} config keys × ${SWEEP_METRICS} metrics; ${REPEATS} page loads, ${REQUESTS} sweep reads`,
+  );
+  const browser = await launchBrowser();
+  try {
+    return printFigures(
+      "Results (project page from navigation start, fresh browser context each load, 1280×800)",
+      await benchSweep(browser, REPEATS, REQUESTS),
+    );
+  } finally {
+    await browser.close();
+  }
+}
+
 execFileSync("npm", ["run", "build"], { stdio: "ignore" });
-const onlyWorkspace = process.argv.includes("--workspace");
-const met = [onlyWorkspace || (await benchRunAndTable()), await benchWorkspace()].every(Boolean);
+const only = process.argv.find((argument) => argument === "--workspace" || argument === "--sweep");
+const met = [
+  only !== undefined || (await benchRunAndTable()),
+  only === "--sweep" || (await benchWorkspace()),
+  only === "--workspace" || (await benchSweepAnalysis()),
+].every(Boolean);
 console.log(met ? "\nAll targets met." : "\nSome targets missed.");

@@ -4,7 +4,7 @@
 // `to_dict(orient="split")`, as other clients write it). Checked like any text from the server: a
 // payload that does not hold is an error for that entry.
 
-import type { Parsed } from "./histogram.ts";
+import { type Parsed, parseJsonObject } from "./histogram.ts";
 
 export interface DataTable {
   columns: string[];
@@ -26,14 +26,9 @@ const namesOf = (list: unknown): string[] | undefined =>
 
 /** Reads one table data row's text. */
 export function parseTable(text: string): Parsed<DataTable> {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(text);
-  } catch {
-    return { ok: false, error: "not JSON" };
-  }
-  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return { ok: false, error: "not a JSON object" };
-  const fields = payload as { table?: unknown; data?: unknown; col?: unknown; columns?: unknown; row?: unknown; index?: unknown };
+  const parsed = parseJsonObject(text);
+  if (!parsed.ok) return parsed;
+  const fields = parsed.value as { table?: unknown; data?: unknown; col?: unknown; columns?: unknown; row?: unknown; index?: unknown };
   const body = fields.table ?? fields.data;
   if (!Array.isArray(body)) return { ok: false, error: "table is not a list of rows" };
   if (!body.every(Array.isArray)) return { ok: false, error: "a row of table is not a list" };

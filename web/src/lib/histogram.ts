@@ -12,6 +12,18 @@ export interface Histogram {
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
+/** A data row's text as the JSON object every logged payload is (a histogram, a table). */
+export function parseJsonObject(text: string): Parsed<Record<string, unknown>> {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch {
+    return { ok: false, error: "not JSON" };
+  }
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return { ok: false, error: "not a JSON object" };
+  return { ok: true, value: payload as Record<string, unknown> };
+}
+
 /** More bins than a distribution can show (a 4 MiB row could hold ~500,000 counts). */
 export const MAX_BINS = 10_000;
 
@@ -20,14 +32,9 @@ const isEdge = (value: unknown): value is number => typeof value === "number" &&
 
 /** Reads one histogram data row's text. */
 export function parseHistogram(text: string): Parsed<Histogram> {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(text);
-  } catch {
-    return { ok: false, error: "not JSON" };
-  }
-  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return { ok: false, error: "not a JSON object" };
-  const { freq, bins } = payload as { freq?: unknown; bins?: unknown };
+  const parsed = parseJsonObject(text);
+  if (!parsed.ok) return parsed;
+  const { freq, bins } = parsed.value as { freq?: unknown; bins?: unknown };
   if (!Array.isArray(freq) || freq.length === 0) return { ok: false, error: "freq is not a non-empty list of counts" };
   if (freq.length > MAX_BINS) return { ok: false, error: `${freq.length} bins, more than ${MAX_BINS}` };
   if (!freq.every(isCount)) return { ok: false, error: "freq holds a value that is not a count (a finite number ≥ 0)" };

@@ -21,6 +21,15 @@ import { type NonFiniteKind, nonFiniteKind } from "./series.ts";
  * request per 200 runs; at 1,000 a sweep is mostly read grouped (lib/grouping.ts).
  */
 export const RUN_CAPS = [20, 50, 100, 200, 500, 1000] as const;
+
+/** The runs table's selection, what its URL says: the runs the workspace and the analysis read. */
+export interface Selection {
+  search: string;
+  tags: string;
+  status: string;
+  sort: string;
+  filter: string;
+}
 export const DEFAULT_CAP = RUN_CAPS[0];
 
 /** The window width from which the workspace sits beside the runs table (workspace.css). */

@@ -10,7 +10,7 @@ import { importances } from "../../lib/importance.ts";
 import { defaultMetric, mainMetrics } from "../../lib/metric-choice.ts";
 import { type Axis, axisOf, type Brush, configAxisId, metricAxisId, type SweepRow, valueOn } from "../../lib/sweep-axes.ts";
 import { ErrorNote, Loading } from "../common.tsx";
-import type { Selection } from "../workspace/workspace.tsx";
+import type { Selection } from "../../lib/workspace.ts";
 import { ImportanceTable } from "./importance-table.tsx";
 import { ParallelCoordinates } from "./parallel-coordinates.tsx";
 import { Scatter } from "./scatter.tsx";

@@ -7,7 +7,7 @@ import { api } from "../../api.ts";
 import { useServerState } from "../../hooks.ts";
 import { type Grouping, TAGS_KEY } from "../../lib/grouping.ts";
 import { differingKeys } from "../../lib/tree.ts";
-import type { Selection } from "./workspace.tsx";
+import type { Selection } from "../../lib/workspace.ts";
 
 /** The selection's config keys, those that differ between its runs first. */
 async function loadKeys(projectName: string, selection: Selection): Promise<{ differing: string[]; same: string[] }> {

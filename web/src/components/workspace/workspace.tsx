@@ -19,6 +19,7 @@ import {
   panelNeeds,
   SIDE_BY_SIDE,
   removeCustomPanel,
+  type Selection,
   toggleCollapsed,
   withOptions,
   workspaceSections,
@@ -31,15 +32,6 @@ import { useWorkspaceSeries } from "./batch-feed.ts";
 import { WorkspaceLogged } from "./logged.tsx";
 import { WorkspacePanel } from "./panel.tsx";
 import { useHiddenRuns, useLayout } from "./stored.ts";
-
-/** The table's selection: what its URL says. */
-export interface Selection {
-  search: string;
-  tags: string;
-  status: string;
-  sort: string;
-  filter: string;
-}
 
 /**
  * The run list's parameters that attach the field values of `columns` and of the config keys a
