@@ -39,7 +39,7 @@ export function captureView(columns: Column[] | null, layout: Layout, hiddenRuns
 }
 
 function pickQuery(source: Partial<Record<keyof ViewQuery, unknown>>): ViewQuery {
-  const query: ViewQuery = { search: "", tags: "", status: "", sort: "", filter: "", brush: "" };
+  const query: Record<(typeof QUERY_FIELDS)[number], string> = { search: "", tags: "", status: "", sort: "", filter: "", brush: "" };
   for (const field of QUERY_FIELDS) {
     // Own fields only: a state is the client's JSON, and `filter` must not come from a prototype.
     const value = Object.hasOwn(source, field) ? source[field] : undefined;

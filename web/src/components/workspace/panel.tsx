@@ -12,7 +12,7 @@ import { ServerUnreachable } from "../../api.ts";
 import { gapStarts, segmentsOf } from "../../lib/chart-marks.ts";
 import { type CsvPoint, fileNameOf, pointsCsv } from "../../lib/csv.ts";
 import { formatNumber } from "../../lib/format.ts";
-import { drawnAxis, nonFiniteKind, overlayRuns, type RunChart, stepsOfRange } from "../../lib/series.ts";
+import { drawnAxis, type NonFiniteKind, nonFiniteKind, overlayRuns, type RunChart, stepsOfRange } from "../../lib/series.ts";
 import { useMediaQuery } from "../../hooks.ts";
 import { smooth } from "../../lib/smoothing.ts";
 import {
@@ -76,7 +76,7 @@ interface Drawn {
   steps: number[];
 }
 
-const VALUE_OF_KIND = { NaN: Number.NaN, "+Inf": Infinity, "-Inf": -Infinity } as const;
+const VALUE_OF_KIND: Record<NonFiniteKind, number> = { NaN: Number.NaN, "+Inf": Infinity, "-Inf": -Infinity };
 
 /** The points of the drawn lines, as many as were drawn (a zoomed panel's window, clipped to its range). */
 function csvOf(drawn: readonly Drawn[]): string {
