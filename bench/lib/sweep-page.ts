@@ -85,11 +85,11 @@ const WATCH_ANALYSIS = `
   requestAnimationFrame(check);
 `;
 
-/** The frame in which a workspace panel is drawn with the 3 optimizers' group lines. */
+/** The frame in which a workspace panel is drawn with the 3 optimizers' group lines, every run's series in. */
 const WATCH_GROUPED = `
   const marks = (window.__marks = {});
   const check = () => {
-    if (document.querySelector("[data-testid=workspace] .chart-canvas[data-drawn=true][data-lines='3']")) marks.both = performance.now();
+    if (document.querySelector("[data-testid=workspace] .ws-panel[data-complete=true] .chart-canvas[data-drawn=true][data-lines='3']")) marks.both = performance.now();
     else requestAnimationFrame(check);
   };
   requestAnimationFrame(check);

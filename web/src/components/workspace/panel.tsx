@@ -303,6 +303,7 @@ export function WorkspacePanel({
       data-metric={panel.logNames.length === 1 ? panel.logNames[0] : undefined}
       data-runs={runIds.join(",")}
       data-zoomed={zoomed ? `${zoomed.window[0]}-${zoomed.window[1]}` : undefined}
+      data-complete={onScreen && !chart.waiting ? "true" : undefined}
     >
       <div class="chart-head">
         <h3 title={title}>{title}</h3>
