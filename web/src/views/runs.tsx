@@ -63,18 +63,6 @@ async function loadSummaries(projectName: string, runs: RunListItem[], metrics: 
   return values;
 }
 
-/** The default columns for the runs a selection shows first (the table's first page, newest first). */
-async function loadDefaultColumns(projectName: string, selection: { search: string; tags: string; status: string; filter: string }) {
-  const [sample, names] = await Promise.all([
-    api.listRuns({ projectName, ...selection, limit: PAGE_SIZE, offset: 0, includeFieldValues: "true" }),
-    api.metricNames(projectName),
-  ]);
-  return defaultColumns(
-    sample.runs.map((run) => run._flatConfig ?? {}),
-    names.metricNames,
-  );
-}
-
 /** A metric column's cell: the last finite value, after the non-finite end of a diverged series. */
 function SummaryCell({ stats }: { stats: RunStats | null | undefined }) {
   const kind = endKind(stats?.lastPoint);
@@ -115,13 +103,9 @@ export function RunsPage({ projectName }: { projectName: string }) {
   const offset = Number(query.get("offset") ?? 0) || 0;
   // The chosen columns (null: none chosen, the defaults apply).
   const [chosenColumns, setColumns] = useColumns(projectName);
-  // Until columns are chosen, the sweep's: the config keys that differ between the selection's runs, the main metrics.
-  const defaults = useServerState(
-    ["defaultColumns", projectName, search, tags, status, filter],
-    () => loadDefaultColumns(projectName, { search, tags, status, filter }),
-    { enabled: chosenColumns === null },
-  );
-  const columns = chosenColumns ?? defaults.data ?? [];
+  const metricNames = useServerState(["metricNames", projectName, undefined], () => api.metricNames(projectName), {
+    enabled: chosenColumns === null,
+  });
   // The ticked runs, kept whole: "charts: ticked runs only" draws them wherever they were ticked (any page).
   const [selected, setSelected] = useState<Map<number, RunListItem>>(new Map());
   const [tickedOnly, setTickedOnly] = useState(false);
@@ -136,20 +120,21 @@ export function RunsPage({ projectName }: { projectName: string }) {
   const [searchText, setSearchText] = useState(search);
   useEffect(() => setSearchText(search), [search]);
 
+  // While a run of the page runs, its duration, status and metric values move: the page reloads.
+  const [live, setLive] = useState(false);
+  const every = live && LIVE_INTERVAL_MS;
   const [layout] = useLayout(projectName);
   const grouping = layout.grouping;
   const grouped = grouping.keys.length > 0;
   const pageSize = grouped ? GROUPED_PAGE_SIZE : PAGE_SIZE;
   const [unfolded, setUnfolded] = useState<ReadonlySet<string>>(new Set());
-  const fieldColumns = columns.filter((column) => column.source !== "summary");
-  // The grouping's config keys come with the page's runs too, shown as columns or not.
-  const fieldRequest = fieldValuesFor(grouping.keys, fieldColumns);
-  const metricColumns = [...new Set(columns.filter((column) => column.source === "summary").map((column) => column.key))];
-  // While a run of the page runs, its duration, status and metric values move: the page reloads.
-  const [live, setLive] = useState(false);
-  const every = live && LIVE_INTERVAL_MS;
+  const fieldColumns = (chosenColumns ?? []).filter((column) => column.source !== "summary");
+  // The grouping's config keys come with the page's runs too, shown as columns or not. Until
+  // columns are chosen, the runs come with their whole config: the default columns are the keys
+  // that differ between them (one request, not a second read of the page for its defaults).
+  const fieldRequest = chosenColumns === null ? { includeFieldValues: "true" } : fieldValuesFor(grouping.keys, fieldColumns);
   const runs = useServerState(
-    ["runList", projectName, search, tags, status, sort, filter, offset, pageSize, fieldRequest.visibleColumns],
+    ["runList", projectName, search, tags, status, sort, filter, offset, pageSize, fieldRequest.visibleColumns ?? "all"],
     () =>
       api.listRuns({
         projectName,
@@ -165,6 +150,18 @@ export function RunsPage({ projectName }: { projectName: string }) {
       }),
     { every },
   );
+  const defaults = useMemo(
+    () =>
+      chosenColumns === null && runs.data && metricNames.data
+        ? defaultColumns(
+            runs.data.runs.map((run) => run._flatConfig ?? {}),
+            metricNames.data.metricNames,
+          )
+        : [],
+    [chosenColumns === null, runs.data, metricNames.data],
+  );
+  const columns = chosenColumns ?? defaults;
+  const metricColumns = [...new Set(columns.filter((column) => column.source === "summary").map((column) => column.key))];
   const pageRunIds = runs.data?.runs.map((run) => run.id).join(",") ?? "";
   const summaries = useServerState(
     ["runSummaries", projectName, pageRunIds, metricColumns.join("\n")],
@@ -440,7 +437,7 @@ export function RunsPage({ projectName }: { projectName: string }) {
         </details>
         <ColumnPicker projectName={projectName} columns={columns} chosen={chosenColumns !== null} onChange={setColumns} />
 
-        <ErrorNote error={runs.error ?? summaries.error ?? defaults.error} />
+        <ErrorNote error={runs.error ?? summaries.error ?? metricNames.error} />
         <div
           class={split.chartsHidden ? "runs-layout charts-hidden" : "runs-layout"}
           style={{ "--table-share": `${Math.round(split.tableShare * 100)}%` }}

@@ -10,7 +10,7 @@ export interface Split {
   chartsHidden: boolean;
 }
 
-const DEFAULT_SPLIT: Split = { tableShare: 0.45, chartsHidden: false };
+const DEFAULT_SPLIT: Split = { tableShare: 0.36, chartsHidden: false };
 const clampShare = (share: number) => Math.min(0.8, Math.max(0.2, share));
 
 /** The stored split, or the default for whatever part of it is missing or malformed. */
