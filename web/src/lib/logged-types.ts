@@ -54,3 +54,17 @@ export function atOrBefore(steps: readonly number[], step: number): number | und
   for (let i = 0; i < steps.length && steps[i]! <= step; i++) found = i;
   return found;
 }
+
+/** The tabs, in the order shown after Logs; a tab is shown when the run has a name of its kinds. */
+export const LOGGED_TABS: readonly { id: string; label: string; kinds: readonly LoggedKind[] }[] = [
+  { id: "histograms", label: "Histograms", kinds: ["histogram"] },
+  { id: "tables", label: "Tables", kinds: ["table"] },
+  { id: "text", label: "Text", kinds: ["text"] },
+  { id: "media", label: "Media", kinds: ["media"] },
+  { id: "other-logs", label: "Other logs", kinds: ["file", "other"] },
+];
+
+export function loggedTabsOf(logNames: readonly { logType: string }[]) {
+  const kinds = new Set(logNames.map((entry) => kindOf(entry.logType)));
+  return LOGGED_TABS.filter((tab) => tab.kinds.some((kind) => kinds.has(kind)));
+}

@@ -8,7 +8,8 @@ import { RunCharts } from "../components/run/charts.tsx";
 import { RunFiles } from "../components/run/files.tsx";
 import { RunHeader } from "../components/run/header.tsx";
 import { Lineage } from "../components/run/lineage.tsx";
-import { type LOGGED_TABS, loggedTabsOf, RunLogged } from "../components/run/logged.tsx";
+import { lazy } from "../components/lazy.tsx";
+import { type LOGGED_TABS, loggedTabsOf } from "../lib/logged-types.ts";
 import { RunLogs } from "../components/run/logs.tsx";
 import { ModelGraphTree } from "../components/run/model-graph.tsx";
 import { RunAlerts } from "../components/run/alerts.tsx";
@@ -18,6 +19,7 @@ import { JsonTree } from "../components/json-tree.tsx";
 import { useInterval, useServerState } from "../hooks.ts";
 import { setQuery, useLocation } from "../router.tsx";
 
+const RunLogged = lazy("the logged data", () => import("../components/run/logged.tsx").then((module) => module.RunLogged));
 /** How often a RUNNING run's page asks for what is new. */
 const LIVE_INTERVAL_MS = 3000;
 

@@ -8,8 +8,8 @@ import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { RUN_STATUSES, runSortOf } from "../../../src/domain/shared-with-ui.ts";
 import { api } from "../api.ts";
 import { ErrorNote, Loading, PageTitle, Pager, StatusBadge, TimeAgo, TruncatedTags } from "../components/common.tsx";
-import { Analysis } from "../components/analysis/analysis.tsx";
 import { ColumnPicker } from "../components/column-picker.tsx";
+import { lazy } from "../components/lazy.tsx";
 import { FilterBuilder } from "../components/filter-builder.tsx";
 import { SavedViews } from "../components/saved-views.tsx";
 import { highlightRun, RunColors, useHighlightedRun } from "../components/run-colors.tsx";
@@ -27,6 +27,7 @@ import { parseBrushes, withBrushes } from "../lib/sweep-axes.ts";
 import { Link, comparePath, leaderboardPath, navigate, runPath, setQuery, useLocation } from "../router.tsx";
 import type { Comparison, RunListItem } from "../types.ts";
 
+const Analysis = lazy("the analysis", () => import("../components/analysis/analysis.tsx").then((module) => module.Analysis));
 const PAGE_SIZE = 50;
 /** Grouped, a page holds the run list's most: groups fold the runs of one page. */
 const GROUPED_PAGE_SIZE = 200;

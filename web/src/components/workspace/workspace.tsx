@@ -29,7 +29,7 @@ import { ErrorNote, Loading, MetricSearch } from "../common.tsx";
 import { GroupingControl } from "./grouping-control.tsx";
 import "./workspace.css";
 import { useWorkspaceSeries } from "./batch-feed.ts";
-import { WorkspaceLogged } from "./logged.tsx";
+import { lazy } from "../lazy.tsx";
 import { WorkspacePanel } from "./panel.tsx";
 import { useHiddenRuns, useLayout } from "./stored.ts";
 
@@ -58,6 +58,7 @@ async function listRunsUpTo(query: Omit<RunListQuery, "limit" | "offset">, cap: 
 }
 const RUN_LIST_PAGE = 200;
 
+const WorkspaceLogged = lazy("the logged data", () => import("./logged.tsx").then((module) => module.WorkspaceLogged));
 /** How often the workspace refreshes while a shown run is RUNNING. */
 const LIVE_INTERVAL_MS = 5000;
 
