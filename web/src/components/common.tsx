@@ -4,7 +4,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { useServerReachable } from "../hooks.ts";
-import { formatAbsoluteTime, formatRelativeTime } from "../lib/format.ts";
+import { formatAbsoluteTime, formatNumber, formatRelativeTime } from "../lib/format.ts";
 import { Link, projectPath } from "../router.tsx";
 
 export function StatusBadge({ status }: { status: string }) {
@@ -134,6 +134,40 @@ export function MetricSearch(props: { count: number; value: string; onChange: (v
         onInput={(event) => props.onChange(event.currentTarget.value)}
         data-testid={props.testId}
       />
+    </label>
+  );
+}
+
+/** A slider over the steps something was logged at (images, histograms, tables), the step it shows beside it. */
+export function StepPicker(props: {
+  steps: readonly number[];
+  index: number;
+  onIndex: (index: number) => void;
+  label: string;
+  /** The test ID of the shown step. */
+  testId?: string;
+}) {
+  const { steps, index, onIndex, label, testId = "picked-step" } = props;
+  if (steps.length === 0) return null;
+  const step = steps[index]!;
+  return (
+    <label class="step-slider">
+      <span>
+        step <span data-testid={testId}>{formatNumber(step)}</span>
+      </span>
+      <input
+        type="range"
+        min={0}
+        max={steps.length - 1}
+        value={index}
+        disabled={steps.length === 1}
+        aria-label={`Step of ${label}`}
+        aria-valuetext={`step ${step}, ${index + 1} of ${steps.length}`}
+        onInput={(event) => onIndex(Number(event.currentTarget.value))}
+      />
+      <span class="muted">
+        {index + 1} of {steps.length}
+      </span>
     </label>
   );
 }

@@ -14,7 +14,8 @@ import {
   totalCount,
 } from "../../lib/histogram.ts";
 import type { DataRow } from "../../types.ts";
-import { SampledNote, StepPicker } from "./step-picker.tsx";
+import { StepPicker } from "../common.tsx";
+import { SampledNote } from "./step-picker.tsx";
 
 /** Columns a heatmap draws at most (a longer series is sampled evenly, its last step kept), and its value rows. */
 const HEATMAP_COLUMNS = 300;

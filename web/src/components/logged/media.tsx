@@ -6,9 +6,8 @@ import { useServerState } from "../../hooks.ts";
 import { formatBytes, formatNumber } from "../../lib/format.ts";
 import { previewOf, stepsOf } from "../../lib/logged-types.ts";
 import type { FileRecord } from "../../types.ts";
-import { ErrorNote } from "../common.tsx";
+import { ErrorNote, StepPicker } from "../common.tsx";
 import { readTextStart } from "./feed.ts";
-import { StepPicker } from "./step-picker.tsx";
 
 /** Bytes of a text file previewed. */
 export const TEXT_PREVIEW_BYTES = 64 * 1024;

@@ -6,7 +6,8 @@ import { useMemo, useState } from "preact/hooks";
 import { type DataTable, parseTable, sortedRowOrder } from "../../lib/data-table.ts";
 import { formatNumber, formatValue } from "../../lib/format.ts";
 import type { DataRow } from "../../types.ts";
-import { SampledNote, StepPicker } from "./step-picker.tsx";
+import { StepPicker } from "../common.tsx";
+import { SampledNote } from "./step-picker.tsx";
 
 /** Rows a grid draws (a 200,000-cell table is readable, not as DOM): the rest are counted below it. */
 const SHOWN_ROWS = 500;

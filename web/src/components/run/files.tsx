@@ -4,9 +4,9 @@
 import { useState } from "preact/hooks";
 import { api, type RunRef } from "../../api.ts";
 import { useServerState } from "../../hooks.ts";
-import { formatBytes, formatDate, formatNumber } from "../../lib/format.ts";
+import { formatBytes, formatDate } from "../../lib/format.ts";
 import type { FileRecord } from "../../types.ts";
-import { ErrorNote, Loading } from "../common.tsx";
+import { ErrorNote, Loading, StepPicker } from "../common.tsx";
 
 const IMAGE_EXTENSIONS = /\.(png|jpe?g|gif|webp|svg|bmp)$/i;
 const isImage = (file: FileRecord) => file.fileType.toLowerCase().startsWith("image") || IMAGE_EXTENSIONS.test(file.fileName);
@@ -41,23 +41,7 @@ function ImageSeries({ logName, files }: { logName: string; files: FileRecord[] 
       <h3 class="truncate" title={logName}>
         {logName}
       </h3>
-      <label class="step-slider">
-        <span>
-          step <span data-testid="slider-step">{formatNumber(step)}</span>
-        </span>
-        <input
-          type="range"
-          min={0}
-          max={steps.length - 1}
-          value={current}
-          aria-label={`Step of ${logName}`}
-          aria-valuetext={`step ${step}, ${current + 1} of ${steps.length}`}
-          onInput={(event) => setIndex(Number(event.currentTarget.value))}
-        />
-        <span class="muted">
-          {current + 1} of {steps.length}
-        </span>
-      </label>
+      <StepPicker steps={steps} index={current} onIndex={setIndex} label={logName} testId="slider-step" />
       {shown.map((file) => (
         <FileBody key={file.fileName} file={file} />
       ))}

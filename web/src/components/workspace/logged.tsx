@@ -15,12 +15,11 @@ import { formatNumber } from "../../lib/format.ts";
 import { SIDE_BY_SIDE } from "../../lib/workspace.ts";
 import { Link, runPath } from "../../router.tsx";
 import type { FileRecord, RunListItem } from "../../types.ts";
-import { ErrorNote, Loading } from "../common.tsx";
+import { ErrorNote, Loading, StepPicker } from "../common.tsx";
 import { LATEST_BOUNDS, type ReadBounds, readRows } from "../logged/feed.ts";
 import { Distribution } from "../logged/histogram-view.tsx";
 import { LoggedEntries } from "../logged/logged-card.tsx";
 import { MediaFile } from "../logged/media.tsx";
-import { StepPicker } from "../logged/step-picker.tsx";
 import { TableOfRow } from "../logged/table-view.tsx";
 
 /** Runs whose logged data the workspace reads (each costs a details read and a read per log name). */
