@@ -48,3 +48,19 @@ export function flatten(value: Json | undefined): Record<string, Json> {
   }
   return out;
 }
+
+/**
+ * The keys of flattened configs, split: those whose value is not the same in every config (a key
+ * some config lacks differs), and those every config has with one value; each list in key order.
+ * The sweep read (services/sweep.ts) and the web UI (defaults, compare, grouping) split by it.
+ */
+export function splitKeys(flats: readonly Record<string, Json>[]): { differing: string[]; constant: string[] } {
+  const keys = [...new Set(flats.flatMap((flat) => Object.keys(flat)))].sort();
+  const differing: string[] = [];
+  const constant: string[] = [];
+  for (const key of keys) {
+    const seen = new Set(flats.map((flat) => (Object.hasOwn(flat, key) ? JSON.stringify(flat[key]) : "missing")));
+    (seen.size > 1 ? differing : constant).push(key);
+  }
+  return { differing, constant };
+}

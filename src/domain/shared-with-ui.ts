@@ -7,7 +7,7 @@
 export { CONSOLE_LOG_TYPES } from "./console-logs.js";
 export { AGGREGATIONS, DIRECTIONS } from "./leaderboard.js";
 export { logGroupOf } from "./log-names.js";
-export { flatten, isPlainObject, type Json } from "./merge.js";
+export { flatten, isPlainObject, type Json, splitKeys } from "./merge.js";
 export { BATCH_MAX_LOG_NAMES, BATCH_MAX_POINTS, BATCH_MAX_RUNS, bucketsForRuns, pointsPerSeriesBound } from "./metric-batch.js";
 export { METRIC_READ_NAMES } from "./metric-pages.js";
 export { type ValueFlag, valueFlagOfFlags } from "./non-finite.js";

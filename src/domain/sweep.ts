@@ -4,7 +4,7 @@
 // are shown and how the request's metric list is read.
 
 import { invalidInput } from "./errors.js";
-import type { Json } from "./merge.js";
+import { type Json, splitKeys } from "./merge.js";
 import { parseJsonParameter } from "./run-list.js";
 
 /** Runs a sweep read returns by default, and at most: a sweep of thousands of runs is read whole. */
@@ -31,13 +31,7 @@ export function parseSweepMetrics(raw: string | undefined): string[] {
  * in some run differs), at most SWEEP_MAX_KEYS in key order, and those every run shares.
  */
 export function sweepKeys(configs: readonly Record<string, Json>[]): { differing: string[]; constant: string[]; more: number } {
-  const keys = [...new Set(configs.flatMap((config) => Object.keys(config)))].sort();
-  const differing: string[] = [];
-  const constant: string[] = [];
-  for (const key of keys) {
-    const seen = new Set(configs.map((config) => (Object.hasOwn(config, key) ? JSON.stringify(config[key]) : "missing")));
-    (seen.size > 1 ? differing : constant).push(key);
-  }
+  const { differing, constant } = splitKeys(configs);
   return { differing: differing.slice(0, SWEEP_MAX_KEYS), constant, more: Math.max(0, differing.length - SWEEP_MAX_KEYS) };
 }
 

@@ -1,15 +1,11 @@
 // Configs, metadata and model graphs as trees the UI can fold and search. Configs flatten to dotted
 // keys as the run list's field values do: the server's flatten (src/domain/merge.ts).
 
-import { flatten, isPlainObject, type Json } from "../../../src/domain/shared-with-ui.ts";
+import { flatten, isPlainObject, type Json, splitKeys } from "../../../src/domain/shared-with-ui.ts";
 
-/** The keys whose values are not the same in every config (a key missing somewhere differs). */
+/** The keys whose values are not the same in every config (a key missing somewhere differs; domain/merge.ts splitKeys). */
 export function differingKeys(configs: readonly unknown[]): string[] {
-  const flats = configs.map((config) => flatten(config as Json));
-  const keys = [...new Set(flats.flatMap((flat) => Object.keys(flat)))].sort();
-  return keys.filter(
-    (key) => new Set(flats.map((flat) => (Object.hasOwn(flat, key) ? JSON.stringify(flat[key]) : "\u0000missing"))).size > 1,
-  );
+  return splitKeys(configs.map((config) => flatten(config as Json))).differing;
 }
 
 /** Whether a subtree holds a key or value that contains the search text (case-insensitive). Iterative: any depth. */

@@ -1,21 +1,17 @@
 // "Group by": the config keys (or tags) that fold the workspace's runs into groups, and how a
 // group's line and band are drawn (lib/grouping.ts). The keys offered are those of the selection's
-// runs, the ones that differ between them first: a sweep's hyperparameters.
+// runs, the ones that differ between them first: a sweep's hyperparameters (the sweep read's split).
 
 import { useState } from "preact/hooks";
 import { api } from "../../api.ts";
 import { useServerState } from "../../hooks.ts";
 import { type Grouping, TAGS_KEY } from "../../lib/grouping.ts";
-import { differingKeys } from "../../lib/tree.ts";
 import type { Selection } from "../../lib/workspace.ts";
 
-/** The selection's config keys, those that differ between its runs first. */
+/** The selection's config keys (of its first 200 runs), those that differ between its runs first: the sweep read splits them. */
 async function loadKeys(projectName: string, selection: Selection): Promise<{ differing: string[]; same: string[] }> {
-  const sample = await api.listRuns({ projectName, ...selection, limit: 200, offset: 0, includeFieldValues: "true" });
-  const configs = sample.runs.map((run) => run._flatConfig ?? {});
-  const differing = differingKeys(configs);
-  const all = [...new Set(configs.flatMap((config) => Object.keys(config)))].sort();
-  return { differing, same: all.filter((key) => !differing.includes(key)) };
+  const sweep = await api.sweep({ projectName, ...selection, limit: 200 });
+  return { differing: sweep.keys, same: sweep.constantKeys };
 }
 
 export function GroupingControl({
