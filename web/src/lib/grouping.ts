@@ -3,6 +3,7 @@
 // median) with a band (min–max or ±1 standard deviation), and one folded row in the runs table with
 // the group's values. Pure: the workspace and the table call it with what they loaded.
 
+import { formatValue } from "./format.ts";
 /** What a grouping is by: config keys (flattened, `optimizer.name`) and/or the runs' tags. */
 export interface Grouping {
   /** `config.<key>` or `tags`, in the order the group label lists them. */
@@ -49,7 +50,7 @@ function keyValue(run: GroupableRun, key: string): { identity: string; text: str
   const configKey = key.slice("config.".length);
   if (!run.config || !Object.hasOwn(run.config, configKey)) return { identity: "missing", text: MISSING };
   const value = run.config[configKey];
-  return { identity: JSON.stringify(value) ?? "undefined", text: typeof value === "string" ? value : String(JSON.stringify(value)) };
+  return { identity: JSON.stringify(value) ?? "undefined", text: formatValue(value) };
 }
 
 /** The runs in groups of equal grouping values, groups in the order their first member comes. */

@@ -5,6 +5,7 @@
 // categorical (its values' JSON text as levels), and a missing value is counted, never dropped
 // silently. Pure and deterministic (a seeded generator), computed in the browser over the runs read.
 
+import { formatValue } from "./format.ts";
 /** One config key's values across the runs, as the sweep read gives them (undefined: the run lacks it). */
 export type Values = readonly unknown[];
 
@@ -20,9 +21,6 @@ export interface Feature {
   missing: number;
 }
 
-/** The text a categorical level shows for a value. */
-export const levelText = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
-
 /** A key's values as a feature: numeric when every present value is a finite number, or every one a boolean. */
 export function featureOf(key: string, values: Values): Feature {
   const present = values.filter((value) => value !== undefined && value !== null);
@@ -37,14 +35,14 @@ export function featureOf(key: string, values: Values): Feature {
     }
     return { key, kind: "numeric", codes, levels: boolean ? ["false", "true"] : [], missing };
   }
-  // Levels are told apart by their JSON ("1" and 1 differ), shown as levelText.
+  // Levels are told apart by their JSON ("1" and 1 differ), shown as the table shows values.
   const identities = [...new Set(present.map((value) => JSON.stringify(value)))].sort();
   const index = new Map(identities.map((identity, i) => [identity, i]));
   for (const [i, value] of values.entries()) {
     if (value === undefined || value === null) missing++;
     else codes[i] = index.get(JSON.stringify(value))!;
   }
-  return { key, kind: "categorical", codes, levels: identities.map((identity) => levelText(JSON.parse(identity))), missing };
+  return { key, kind: "categorical", codes, levels: identities.map((identity) => formatValue(JSON.parse(identity))), missing };
 }
 
 /** Pearson's r of the pairs where both are finite; null with fewer than 3 pairs or no spread. */

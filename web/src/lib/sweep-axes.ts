@@ -6,6 +6,7 @@
 // the missing slot, in data terms, so it reads as a run filter (docs/semantics.md, Run filters):
 // the table and the charts follow it through the page's filter.
 
+import { formatValue } from "./format.ts";
 /** A run as the analysis reads it: its config values of the differing keys and its metrics' last values. */
 export interface SweepRow {
   id: number;
@@ -42,8 +43,6 @@ export function valueOn(row: SweepRow, axisId: string): unknown {
   return value === null ? undefined : value;
 }
 
-const levelText = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
-
 export function axisOf(id: string, rows: readonly SweepRow[]): Axis {
   const label = id.slice(id.indexOf(".") + 1);
   const values = rows.map((row) => valueOn(row, id));
@@ -58,7 +57,7 @@ export function axisOf(id: string, rows: readonly SweepRow[]): Axis {
   const identities = [...new Set(present.map((value) => JSON.stringify(value)))].sort();
   const levels = identities.map((identity) => {
     const value: unknown = JSON.parse(identity);
-    return { identity, text: levelText(value), value };
+    return { identity, text: formatValue(value), value };
   });
   return { id, label, kind: "categorical", log: false, min: 0, max: Math.max(0, levels.length - 1), levels, missing };
 }
