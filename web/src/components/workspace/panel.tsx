@@ -200,28 +200,32 @@ export function WorkspacePanel({
     const shownSteps = (onScreen ? runs : []).flatMap((run) => panel.logNames.map((logName) => source(run.id, logName)?.steps ?? []));
     const xAxis = drawnAxis(options.xAxis, shownSteps, "wall", panel.logNames);
     const drawnOptions = { ...options, xAxis };
+    /**
+     * A run's line of a metric as drawn (clipped to a zoom), and its series: null while either is
+     * not loaded (the panel then waits for it), and recorded for a zoom's step window and the CSV.
+     */
+    const runLine = (run: RunListItem, logName: string): { line: Line; series: BatchSeries } | null => {
+      const series = source(run.id, logName);
+      const xSeries = xMetric ? source(run.id, xMetric) : undefined;
+      if (!series || (xMetric && !xSeries)) {
+        waiting = true;
+        return null;
+      }
+      // Relative time counts from the run's start, which the whole series knows (a window's first point is later).
+      const created = Date.parse(run.createdAt);
+      const start = Math.min(created, (seriesOf(run.id, logName) ?? series).times[0] ?? created);
+      const whole = lineOf(series, drawnOptions, start, xSeries);
+      const line = zoomed ? clipLine(whole, zoomed.x[0], zoomed.x[1]) : whole;
+      drawnLines.push(line);
+      drawnSeries.push({ run, logName, series, steps: line.steps });
+      return { line, series };
+    };
     if (groups && grouping) {
       const byId = new Map(runs.map((run) => [run.id, run]));
       for (const [groupIndex, group] of (onScreen ? groups : []).entries()) {
         const color = groupColor(groupIndex);
         for (const [index, logName] of panel.logNames.entries()) {
-          const members: Line[] = [];
-          for (const runId of group.runIds) {
-            const run = byId.get(runId)!;
-            const series = source(run.id, logName);
-            const xSeries = xMetric ? source(run.id, xMetric) : undefined;
-            if (!series || (xMetric && !xSeries)) {
-              waiting = true;
-              continue;
-            }
-            const start = Math.min(Date.parse(run.createdAt), (seriesOf(run.id, logName) ?? series).times[0] ?? Date.parse(run.createdAt));
-            const whole = lineOf(series, drawnOptions, start, xSeries);
-            const member = zoomed ? clipLine(whole, zoomed.x[0], zoomed.x[1]) : whole;
-            members.push(member);
-            // A zoom reads the members' steps; a CSV holds the members' points.
-            drawnLines.push(member);
-            drawnSeries.push({ run, logName, series, steps: member.steps });
-          }
+          const members = group.runIds.flatMap((runId) => runLine(byId.get(runId)!, logName)?.line ?? []);
           const line = groupLine(members, grouping, buckets);
           if (line.x.length === 0) continue;
           const name = `${group.label} (${group.runIds.length})`;
@@ -237,20 +241,10 @@ export function WorkspacePanel({
     for (const run of onScreen ? runs : []) {
       const color = colorOf(run.id);
       const key = String(run.id);
-      const created = Date.parse(run.createdAt);
-      const xSeries = xMetric ? source(run.id, xMetric) : undefined;
       for (const [index, logName] of panel.logNames.entries()) {
-        const series = source(run.id, logName);
-        if (!series || (xMetric && !xSeries)) {
-          waiting = true;
-          continue;
-        }
-        if (series.steps.length === 0) continue;
-        // Relative time counts from the run's start, which the whole series knows (a window's first point is later).
-        const start = Math.min(created, (seriesOf(run.id, logName) ?? series).times[0] ?? created);
-        const whole = lineOf(series, drawnOptions, start, xSeries);
-        const line = zoomed ? clipLine(whole, zoomed.x[0], zoomed.x[1]) : whole;
-        if (line.x.length === 0) continue;
+        const drawn = runLine(run, logName);
+        if (!drawn || drawn.line.x.length === 0) continue;
+        const { line, series } = drawn;
         const label = panel.logNames.length > 1 ? `${run.name} · ${logName}` : run.name;
         const dash = index > 0;
         const lines =
@@ -261,8 +255,6 @@ export function WorkspacePanel({
               ]
             : [{ label, values: line.y, color, dash, key }];
         perRun.push({ x: line.x, lines, markers: line.markers.map((marker) => ({ ...marker, color, label })) });
-        drawnLines.push(line);
-        drawnSeries.push({ run, logName, series, steps: line.steps });
         if (!isDownsampled(series, buckets)) continue;
         // On a time axis one band per segment: none across a gap in time, each with its share of the buckets.
         const starts = xAxis === "wall" || xAxis === "relative" ? gapStarts(line.x) : [];
