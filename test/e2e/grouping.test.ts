@@ -172,6 +172,36 @@ describe("grouping a sweep's runs", () => {
     assert.deepEqual(legend.map((text) => text.replace(/\s+/g, " ").trim()).sort(), ["optimizer=adam (115)", "optimizer=sgd (115)"]);
   });
 
+  it("reloads the table's page every 5 s while one of its runs is RUNNING, and not otherwise", async () => {
+    const tableReads = (project: string) => {
+      const seen: string[] = [];
+      const listener = (request: { url: () => string }) => {
+        const url = new URL(request.url());
+        if (url.pathname === "/api/runs/list" && url.searchParams.has("includeDiverged") && url.searchParams.get("projectName") === project)
+          seen.push(url.search);
+      };
+      page.on("request", listener);
+      return { seen, stop: () => page.off("request", listener) };
+    };
+    // The wide sweep's runs were never finished: RUNNING.
+    const running = tableReads(WIDE_PROJECT);
+    await page.goto(new URL(`/projects/${WIDE_PROJECT}`, test.url).toString());
+    await page.getByTestId("runs-table").locator("tbody tr").first().waitFor();
+    await page.waitForTimeout(1000);
+    const loaded = running.seen.length;
+    await page.waitForTimeout(5500);
+    running.stop();
+    assert.ok(running.seen.length > loaded, `the page read again: ${loaded} reads at load, ${running.seen.length} after 5.5 s`);
+    const finished = tableReads(PROJECT);
+    await page.goto(new URL(`/projects/${PROJECT}`, test.url).toString());
+    await page.getByTestId("runs-table").locator("tbody tr").first().waitFor();
+    await page.waitForTimeout(1000);
+    const read = finished.seen.length;
+    await page.waitForTimeout(5500);
+    finished.stop();
+    assert.equal(finished.seen.length, read, "every run COMPLETED: not read again");
+  });
+
   it("raised no page error", () => {
     assert.deepEqual(errors, []);
   });

@@ -33,19 +33,23 @@ export interface Async<T> {
 /**
  * What `load` answers, cached under `key`: a name for what is loaded, then every input `load`
  * reads (as useEffect's dependencies; two loads with the same key share one answer). `every`
+ * (or `every(answer)`, for a load whose own answer says whether it must be followed)
  * reloads it that often (ms) while the page is shown and the server reachable; `enabled: false`
  * loads nothing.
  */
 export function useServerState<T>(
   key: readonly [name: string, ...inputs: unknown[]],
   load: () => Promise<T>,
-  options: { every?: number | false; enabled?: boolean } = {},
+  options: { every?: number | false | ((data: T | undefined) => number | false); enabled?: boolean } = {},
 ): Async<T> {
   const query = useQuery({
     queryKey: key,
     queryFn: load,
     enabled: options.enabled ?? true,
-    refetchInterval: () => (options.every && connection.reachable ? options.every : false),
+    refetchInterval: (query) => {
+      const every = typeof options.every === "function" ? options.every(query.state.data) : options.every;
+      return every && connection.reachable ? every : false;
+    },
   });
   const { refetch } = query;
   const reload = useCallback(() => void refetch(), [refetch]);

@@ -121,9 +121,6 @@ export function RunsPage({ projectName }: { projectName: string }) {
   const [searchText, setSearchText] = useState(search);
   useEffect(() => setSearchText(search), [search]);
 
-  // While a run of the page runs, its duration, status and metric values move: the page reloads.
-  const [live, setLive] = useState(false);
-  const every = live && LIVE_INTERVAL_MS;
   const [layout] = useLayout(projectName);
   const grouping = layout.grouping;
   const grouped = grouping.keys.length > 0;
@@ -149,7 +146,8 @@ export function RunsPage({ projectName }: { projectName: string }) {
         includeDiverged: "true",
         ...fieldRequest,
       }),
-    { every },
+    // While a run of the page runs, its duration, status and metric values move: the page reloads.
+    { every: (page) => (page?.runs.some((run) => run.status === "RUNNING") ? LIVE_INTERVAL_MS : false) },
   );
   const defaults = useMemo(
     () =>
@@ -167,10 +165,8 @@ export function RunsPage({ projectName }: { projectName: string }) {
   const summaries = useServerState(
     ["runSummaries", projectName, pageRunIds, metricColumns.join("\n")],
     () => loadSummaries(projectName, runs.data?.runs ?? [], metricColumns),
-    { enabled: runs.data !== undefined, every },
+    { enabled: runs.data !== undefined, every: runs.data?.runs.some((run) => run.status === "RUNNING") && LIVE_INTERVAL_MS },
   );
-  const anyRunning = runs.data?.runs.some((run) => run.status === "RUNNING") ?? false;
-  useEffect(() => setLive(anyRunning), [anyRunning]);
 
   const headers: { id: string; label: string; column?: Column }[] = [
     { id: "status", label: "Status" },
