@@ -84,7 +84,7 @@ describe("sampleSeries", () => {
         const label = `round ${round}, window ${low}..${high}, limit ${limit}`;
         const { points: sample, bucketEdges } = sampleSeries(arraySeries(points, 1 + Math.floor(random() * 600), low, high), limit);
         assert.deepEqual(sample, sampleSeries(arraySeries(points, 1 + Math.floor(random() * 600), low, high), limit).points, label);
-        assert.ok(sample.length <= limit, `${label}: ${sample.length} points`);
+        assert.equal(sample.length, Math.min(limit, inWindow.length), `${label}: as many points as asked, or all`);
         const stored = new Map(inWindow.map((p) => [keyOf(p), p]));
         for (const [i, p] of sample.entries()) {
           assert.deepEqual(p, shown(stored.get(keyOf(p))!), `${label}: a stored point`);
@@ -106,11 +106,40 @@ describe("sampleSeries", () => {
     }
   });
 
+  it("fills the sample to the limit with points spread over the window, the buckets' picks kept", () => {
+    // A smooth training curve: a bucket's first point is its maximum and its last its minimum, so
+    // the buckets alone keep about half of what is asked.
+    const curve = series(Array.from({ length: 2100 }, (_, i) => 2 * Math.exp(-i / 300) + 0.1));
+    for (const limit of [7, 50, 100, 1000, 10_000]) {
+      const { points, bucketEdges } = sampleSeries(arraySeries(curve, 512), limit);
+      assert.equal(points.length, Math.min(limit, 2100), `limit ${limit}`);
+      assert.deepEqual(points, samplePoints(arraySeries(curve, 33), limit), `limit ${limit}: whatever the block layout`);
+      if (limit >= 2100) continue;
+      // Spread: no gap between consecutive points wider than two buckets.
+      const widest = 2 * (bucketEdges[1]! - bucketEdges[0]!);
+      for (let i = 1; i < points.length; i++)
+        assert.ok(points[i]!.step - points[i - 1]!.step <= widest, `limit ${limit}: a gap at ${points[i]!.step}`);
+    }
+    const noisy = seededRandom(7);
+    const walk = series(Array.from({ length: 2100 }, () => noisy()));
+    for (const limit of [7, 50, 100, 1000, 10_000]) assert.equal(samplePoints(arraySeries(walk, 512), limit).length, Math.min(limit, 2100));
+  });
+
+  it("fills a window at one step by position", () => {
+    const points = series(
+      Array.from({ length: 3000 }, (_, i) => i),
+      () => 0,
+    );
+    const sample = samplePoints(arraySeries(points, 100), 300);
+    assert.equal(sample.length, 300);
+    for (let i = 1; i < sample.length; i++) assert.ok(sample[i]!.time > sample[i - 1]!.time, "in time order, once");
+  });
+
   it("uses fewer, wider buckets when non-finite points would push it past the limit", () => {
     const values = Array.from({ length: 10_000 }, (_, i) => (i % 3 === 0 ? NaN : i % 3 === 1 ? Infinity : -Infinity));
     for (let i = 0; i < values.length; i += 7) values[i] = Math.sin(i);
     const { points, bucketEdges } = sampleSeries(arraySeries(series(values)), 700);
-    assert.ok(points.length <= 700, `${points.length}`);
+    assert.equal(points.length, 700);
     assert.ok(bucketEdges.length - 1 < 175 && bucketEdges.length - 1 >= 100, `${bucketEdges.length - 1} buckets`);
   });
 
@@ -120,7 +149,7 @@ describe("sampleSeries", () => {
     values[6000] = 50;
     const points = series(values, () => 0);
     const sample = samplePoints(arraySeries(points, 512), 400);
-    assert.ok(sample.length <= 400 && sample.length >= 200, `${sample.length} points`);
+    assert.equal(sample.length, 400);
     assert.deepEqual(sample[0], shown(points[0]!));
     assert.deepEqual(sample.at(-1), shown(points.at(-1)!));
     assert.ok(sample.some((p) => p.value === 50));

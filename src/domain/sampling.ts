@@ -1,97 +1,21 @@
 import { comparePoints, samePoint } from "./metric-points.js";
+import {
+  type BlockSeries,
+  blockExtremes,
+  indexRange,
+  inRange,
+  isWhole,
+  lowerBound,
+  type Point,
+  type PointBlock,
+  type PointReader,
+  pointAt,
+  type SampledPoint,
+} from "./point-blocks.js";
+import { fillFraction, fillToLimit, WindowPoints } from "./sample-fill.js";
 
-/** One stored metric point. */
-export interface Point {
-  step: number;
-  value: number;
-  /** Client time, epoch ms. */
-  time: number;
-  /** Server write time, epoch ms. */
-  writtenAt: number;
-}
-
-/** A point as a sample shows it: the server write time is not part of a chart. */
-export type SampledPoint = Omit<Point, "writtenAt">;
-
-/** The points of one block, read in place, ascending by step. */
-export interface PointReader {
-  count: number;
-  stepAt(i: number): number;
-  valueAt(i: number): number;
-  timeAt(i: number): number;
-}
-
-/**
- * Where a block's extremes and non-finite points are, without reading its points. The extremes
- * carry their client time too: a sample shows a bucket's minimum and maximum, and reading a whole
- * block for one time would cost more than the rest of the sampling.
- */
-export interface BlockExtremes {
-  /** The finite minimum and maximum; on ties the lowest step. */
-  min: number | null;
-  minStep: number | null;
-  minTime: number | null;
-  max: number | null;
-  maxStep: number | null;
-  maxTime: number | null;
-  /** The first step holding each non-finite kind. */
-  nanStep: number | null;
-  infStep: number | null;
-  negInfStep: number | null;
-}
-
-/**
- * A run of consecutive points of a series (a stored chunk) with its aggregates. Only its points
- * within [lowStep, highStep] belong to the series being read (the request's window, and for an
- * inherited segment the fork cut); the aggregates speak for the block only when it lies wholly
- * inside that range.
- */
-export interface PointBlock extends BlockExtremes {
-  startStep: number;
-  endStep: number;
-  count: number;
-  lowStep: number;
-  highStep: number;
-}
-
-/** A series as blocks ascending by step and never overlapping, and a way to read a block's points. */
-export interface BlockSeries {
-  blocks: PointBlock[];
-  read(block: PointBlock): PointReader;
-}
-
-/** The extremes and first non-finite steps of points [from, to) (what a stored chunk records). */
-export function blockExtremes(
-  steps: ArrayLike<number>,
-  values: ArrayLike<number>,
-  times: ArrayLike<number>,
-  from = 0,
-  to = steps.length,
-): BlockExtremes {
-  const e: BlockExtremes = {
-    min: null,
-    minStep: null,
-    minTime: null,
-    max: null,
-    maxStep: null,
-    maxTime: null,
-    nanStep: null,
-    infStep: null,
-    negInfStep: null,
-  };
-  for (let i = from; i < to; i++) {
-    const value = values[i]!;
-    const step = steps[i]!;
-    if (Number.isNaN(value)) e.nanStep ??= step;
-    else if (value === Infinity) e.infStep ??= step;
-    else if (value === -Infinity) e.negInfStep ??= step;
-    else {
-      if (e.min === null || value < e.min) [e.min, e.minStep, e.minTime] = [value, step, times[i]!];
-      if (e.max === null || value > e.max) [e.max, e.maxStep, e.maxTime] = [value, step, times[i]!];
-    }
-  }
-  return e;
-}
+export { blockExtremes, lowerBound };
+export type { BlockExtremes, BlockSeries, Point, PointBlock, PointReader, SampledPoint } from "./point-blocks.js";
 
 /**
  * A point a bucket keeps: its block and step, and its time when known (a point read, or an extreme
@@ -118,9 +42,12 @@ type Bucket = Partial<Record<(typeof KEPT)[number], Pick>>;
  * keeps 4 points as a rule, so there are limit/4 buckets; when non-finite points push the total
  * past `limit`, fewer and wider buckets are used (down to limit/7, where it cannot be exceeded;
  * below a limit of 7 one bucket gives up points in the order of KEPT). A window whose points all
- * sit at one step is divided by position instead (sampleOneStep). Same data, same request → same
+ * sit at one step is divided by position instead (sampleOneStep). The buckets' points, often fewer
+ * than `limit` (a bucket's first point may be its maximum), are then filled to exactly `limit` with
+ * points spread evenly over the window (domain/sample-fill.ts). Same data, same request → same
  * points, in the point order (domain/metric-points.ts), whatever the block layout. Reads from block
- * aggregates, plus the points of blocks that straddle a bucket edge, so a long series is never read whole.
+ * aggregates, plus the points of blocks that straddle a bucket edge or hold a fill point, so a long
+ * series is never read whole.
  */
 export function sampleSeries(series: BlockSeries, limit: number): { points: SampledPoint[]; bucketEdges: number[] } {
   const readers = new Map<PointBlock, PointReader>();
@@ -132,13 +59,19 @@ export function sampleSeries(series: BlockSeries, limit: number): { points: Samp
   const blocks = series.blocks.filter(inRange);
   if (countPoints(blocks, read) <= limit) return { points: readAllPoints(blocks, read), bucketEdges: [] };
 
+  const window = new WindowPoints(blocks, read);
   const lo = firstStepIn(blocks[0]!, read);
   const hi = lastStepIn(blocks[blocks.length - 1]!, read);
-  if (lo === hi) return { points: fitBuckets(limit, (count) => sampleOneStep(blocks, read, count, limit, lo)).picks, bucketEdges: [] };
+  if (lo === hi) {
+    const total = countPoints(blocks, read);
+    const { picks } = fitBuckets(limit, (count) => sampleOneStep(blocks, read, count, limit, lo));
+    return { points: fillToLimit(window, picks, limit, (fraction) => window.atPosition(Math.floor(fraction * total))), bucketEdges: [] };
+  }
   const { picks, bucketCount } = fitBuckets(limit, (count) =>
     distinctPicks(bucketsOf(blocks, bucketEdgesOf(lo, hi, count), read), limit, read),
   );
-  return { points: picks, bucketEdges: bucketEdgesOf(lo, hi, bucketCount) };
+  const points = fillToLimit(window, picks, limit, (fraction) => window.atStep(fillStep(lo, hi, fraction)));
+  return { points, bucketEdges: bucketEdgesOf(lo, hi, bucketCount) };
 }
 
 /**
@@ -197,9 +130,6 @@ export function samplePoints(series: BlockSeries, limit: number): SampledPoint[]
   return sampleSeries(series, limit).points;
 }
 
-const inRange = (block: PointBlock) => block.startStep <= block.highStep && block.endStep >= block.lowStep;
-const isWhole = (block: PointBlock) => block.startStep >= block.lowStep && block.endStep <= block.highStep;
-
 /**
  * The blocks sampleSeries will likely read, from their aggregates alone, for a store whose reads of
  * points are round trips (docs/decisions.md, "Sampling over a database server"): fetched first, they
@@ -227,7 +157,7 @@ export function likelyReads(blocks: PointBlock[], limit: number): PointBlock[] {
   const spans = candidates.map((block) => [bucketAt(first(block)), bucketAt(last(block))] as const);
   const reads = new Set<PointBlock>();
   const buckets: Bucket[] = Array.from({ length: edges.length - 1 }, () => ({}));
-  const sharesARead = new Set<number>();
+  const sharesARead = new Map<number, { min: number; max: number }>();
   for (const [i, block] of candidates.entries()) {
     const [from, to] = spans[i]!;
     if (isWhole(block) && from === to) {
@@ -235,7 +165,10 @@ export function likelyReads(blocks: PointBlock[], limit: number): PointBlock[] {
       continue;
     }
     reads.add(block);
-    for (let bucket = from; bucket <= to; bucket++) sharesARead.add(bucket);
+    for (let bucket = from; bucket <= to; bucket++) {
+      const shared = sharesARead.get(bucket) ?? { min: Infinity, max: -Infinity };
+      sharesARead.set(bucket, { min: Math.min(shared.min, block.min ?? Infinity), max: Math.max(shared.max, block.max ?? -Infinity) });
+    }
   }
   for (const [i, block] of candidates.entries()) {
     const [from, to] = spans[i]!;
@@ -251,7 +184,37 @@ export function likelyReads(blocks: PointBlock[], limit: number): PointBlock[] {
       if (pick && pick.time === undefined) reads.add(pick.block);
     }
   }
+  // The fill's blocks: those its first points fall in, for as many as the buckets may leave to fill.
+  const atLeast = buckets.reduce((sum, bucket, index) => sum + picksAtLeast(bucket, sharesARead.get(index)), 0);
+  const lo = first(candidates[0]!);
+  const hi = last(candidates[candidates.length - 1]!);
+  for (let i = 1; i <= limit - atLeast; i++) {
+    const step = fillStep(lo, hi, fillFraction(i));
+    reads.add(
+      candidates[
+        Math.min(
+          candidates.length - 1,
+          lowerBound(candidates.length, (b) => last(candidates[b]!), step),
+        )
+      ]!,
+    );
+  }
   return candidates.filter((block) => reads.has(block));
+}
+
+/**
+ * How many distinct points a bucket keeps at least, from the aggregates of its whole blocks: those
+ * picks' distinct steps; in a bucket sharing a block read point by point (`shared`, the read blocks'
+ * extremes), its first and last point, and the whole blocks' minimum and maximum where no read block
+ * can hold a lower or higher value and they lie strictly between the whole blocks' first and last step.
+ */
+function picksAtLeast(bucket: Bucket, shared: { min: number; max: number } | undefined): number {
+  if (!bucket.first || !bucket.last) return 0;
+  if (!shared) return new Set(KEPT.map((name) => bucket[name]?.step).filter((step) => step !== undefined)).size;
+  const inside = (pick: Pick | undefined) => pick !== undefined && pick.step > bucket.first!.step && pick.step < bucket.last!.step;
+  const min = inside(bucket.min) && bucket.min!.value < shared.min;
+  const max = inside(bucket.max) && bucket.max!.value > shared.max && bucket.max!.step !== bucket.min?.step;
+  return (bucket.last.step > bucket.first.step ? 2 : 1) + (min ? 1 : 0) + (max ? 1 : 0);
 }
 
 /**
@@ -287,10 +250,6 @@ function standIn(block: PointBlock): PointReader {
   };
 }
 
-function indexRange(reader: PointReader, block: PointBlock): [number, number] {
-  return [lowerBound(reader.count, reader.stepAt, block.lowStep), lowerBound(reader.count, reader.stepAt, block.highStep + 1)];
-}
-
 function countPoints(blocks: PointBlock[], read: (block: PointBlock) => PointReader): number {
   let count = 0;
   for (const block of blocks) {
@@ -324,6 +283,9 @@ function lastStepIn(block: PointBlock, read: (block: PointBlock) => PointReader)
   const reader = read(block);
   return reader.stepAt(indexRange(reader, block)[1] - 1);
 }
+
+/** The step a fill point starts from: `fraction` of the way through the window's steps [lo, hi]. */
+const fillStep = (lo: number, hi: number, fraction: number) => lo + Math.floor(fraction * (hi - lo + 1));
 
 /**
  * count + 1 edges: bucket k holds steps [edges[k], edges[k + 1]). Steps are integers, and there
@@ -418,10 +380,6 @@ function resolve(pick: Pick, read: (block: PointBlock) => PointReader): SampledP
   return pointAt(reader, i);
 }
 
-function pointAt(reader: PointReader, i: number): SampledPoint {
-  return { step: reader.stepAt(i), value: reader.valueAt(i), time: reader.timeAt(i) };
-}
-
 /**
  * BlockSeries over points already in memory (ascending by step), in blocks of `blockSize` points,
  * restricted to steps in [lowStep, highStep].
@@ -453,16 +411,4 @@ export function arraySeries(points: Point[], blockSize = 64, lowStep = -Infinity
     });
   }
   return { blocks, read: (block) => readers.get(block)! };
-}
-
-/** The first index in [0, n) whose key is ≥ target (n when none), for keys ascending. */
-export function lowerBound(n: number, keyAt: (i: number) => number, target: number): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keyAt(mid) < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

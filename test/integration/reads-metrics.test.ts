@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { ingest, toNdjson } from "../helpers/ingest.js";
+import { ingest, seededRandom, toNdjson } from "../helpers/ingest.js";
 import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
 
 describe("GET /api/runs/metrics", () => {
@@ -30,8 +30,9 @@ describe("GET /api/runs/metrics", () => {
     const response = await client.get("/api/runs/metrics", { ...query, logName: "train/loss", limit: 100 });
     assert.equal(response.status, 200);
     const points = response.body.metrics;
-    // 25 buckets of 200 steps; a bucket where the cosine only falls or rises keeps 2 points (first = max, last = min).
-    assert.ok(points.length <= 100 && points.length >= 50, `got ${points.length}`);
+    // 25 buckets of 200 steps; a bucket where the cosine only falls or rises keeps 2 points (first =
+    // max, last = min), and the fill brings the sample to the limit.
+    assert.equal(points.length, 100, "as many points as asked (the buckets' picks filled, docs/semantics.md)");
     const steps = points.map((p: any) => p.step);
     assert.deepEqual(
       steps,
@@ -149,5 +150,31 @@ describe("GET /api/runs/metrics", () => {
       expected.map(([s]) => s),
     );
     assert.equal((await read(parent.runId)).length, 100, "the parent is unchanged");
+  });
+
+  it("answers exactly the limit of a longer series, its extremes kept, over a fork's inherited range too", async () => {
+    const { client } = await makeOrg(test);
+    const project = "resolution";
+    const random = seededRandom(2100);
+    const values = Array.from({ length: 2100 }, () => random() - 0.5);
+    const parent = await client.createRun({ projectName: project });
+    await ingest(client, "metrics", parent, toNdjson(values.map((value, step) => ({ step, data: { noise: value } }))));
+    const child = await client.createRun({ projectName: project, forkRunId: parent.runId, forkStep: 2099 });
+    await ingest(client, "metrics", child, toNdjson([{ step: 2100, data: { noise: 0 } }]));
+    const min = values.indexOf(Math.min(...values));
+    const max = values.indexOf(Math.max(...values));
+    for (const [label, runId] of [
+      ["the run", parent.runId],
+      ["the fork's inherited range", child.runId],
+    ] as const) {
+      for (const limit of [7, 50, 100, 1000, 10_000]) {
+        const response = await client.get("/api/runs/metrics", { runId, projectName: project, logName: "noise", limit, stepMax: 2099 });
+        assert.equal(response.status, 200);
+        const steps: number[] = response.body.metrics.map((p: any) => p.step);
+        assert.equal(steps.length, Math.min(limit, 2100), `${label}, limit ${limit}`);
+        assert.equal(new Set(steps).size, steps.length, `${label}, limit ${limit}: each point once`);
+        for (const step of [0, 2099, min, max]) assert.ok(steps.includes(step), `${label}, limit ${limit}: step ${step} kept`);
+      }
+    }
   });
 });
