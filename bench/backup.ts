@@ -134,8 +134,11 @@ try {
     const restoreSeconds = (performance.now() - restoreStarted) / 1000;
     if (restore.code !== 0) throw new Error(`restore failed:\n${restore.stderr}`);
     const counts = (text: string) => text.slice(text.indexOf("rows per table"), text.indexOf("\n\n"));
+    const phase = (pattern: RegExp) => Number(pattern.exec(backup!.stderr)?.[1]);
     printFigures(`stepwise backup of a ${(sourceBytes / 1e9).toFixed(2)} GB store under ingest`, [
       { name: "backup wall time (copy + verify)", value: during.seconds, unit: "s" },
+      { name: "  of which the copy", value: phase(/Copied in ([\d.]+) s/), unit: "s" },
+      { name: "  of which the verification", value: phase(/Verified in ([\d.]+) s/), unit: "s" },
       { name: "backup throughput", value: sourceBytes / 1e6 / during.seconds, unit: "MB/s" },
       { name: "backup file", value: backupBytes / 1e6, unit: "MB" },
       { name: "ingest before the backup", value: before.pointsPerSecond, unit: "points/s" },

@@ -44,19 +44,35 @@ Options:
     // Written under a name of its own beside the target, renamed only once verified.
     const partial = join(dirname(target), `.${basename(target)}.partial-${process.pid}`);
     const started = performance.now();
+    const removePartial = () => {
+      rmSync(partial, { force: true });
+      rmSync(`${partial}-journal`, { force: true });
+    };
+    // Interrupted (Ctrl-C, a supervisor's stop), it leaves no partial file behind.
+    const interrupted = (signal: NodeJS.Signals) => {
+      removePartial();
+      process.exit(signal === "SIGINT" ? 130 : 143);
+    };
+    process.once("SIGINT", interrupted);
+    process.once("SIGTERM", interrupted);
     let verified: VerifiedBackup;
     try {
       console.error(`Backing up ${source}`);
       await backupDatabase(source, partial, progressPrinter());
-      console.error("Verifying the copy (integrity check, schema version, row counts)");
+      const copiedAt = performance.now();
+      console.error(
+        `Copied in ${((copiedAt - started) / 1000).toFixed(1)} s; verifying the copy (integrity check, schema version, row counts)`,
+      );
       verified = verifyBackup(partial);
+      console.error(`Verified in ${((performance.now() - copiedAt) / 1000).toFixed(1)} s`);
       // Owner-only, like the store itself: a backup holds key hashes and every organization's data.
       chmodSync(partial, 0o600);
       renameSync(partial, target);
       syncFile(dirname(target));
     } finally {
-      rmSync(partial, { force: true });
-      rmSync(`${partial}-journal`, { force: true });
+      removePartial();
+      process.off("SIGINT", interrupted);
+      process.off("SIGTERM", interrupted);
     }
     const seconds = (performance.now() - started) / 1000;
     const bytes = statSync(target).size;
