@@ -172,25 +172,38 @@ describe("503s and store errors by cause", () => {
   });
   after(async () => test.close());
 
-  it("counts a write refused because another process holds the lock as cause busy, in both counters", async () => {
+  it("counts writes refused because another process holds the lock as cause busy, in both counters, on both protocols", async () => {
     const run = await test.client.createRun({ projectName: "locked" });
-    const release = await holdWriteLock(test, run.runId);
+    const experiment = await test.client.post(`${API}/experiments/create`, { name: "locked-mlflow" });
+    const created = await test.client.post(`${API}/runs/create`, { experiment_id: experiment.body.experiment_id, start_time: 1 });
+    const release = await holdWriteLock(test);
     try {
       const refused = await ingest(test.client, "metrics", run, batch(0, 5, 2));
       assert.equal(refused.status, 503, JSON.stringify(refused.body));
+      const refusedMlflow = await test.client.post(`${API}/runs/log-batch`, {
+        run_id: created.body.run.info.run_id,
+        metrics: [{ key: "loss", value: 1, timestamp: 1, step: 0 }],
+      });
+      assert.equal(refusedMlflow.status, 503, JSON.stringify(refusedMlflow.body));
     } finally {
       await release();
     }
     const samples = await scrape(test);
-    assert.equal(sampleValue(samples, "stepwise_unavailable_total", { cause: "busy" }), 1);
-    assert.ok(sampleValue(samples, "stepwise_store_errors_total", { cause: "busy" })! >= 1);
+    assert.equal(sampleValue(samples, "stepwise_unavailable_total", { cause: "busy" }), 2);
+    assert.equal(sampleValue(samples, "stepwise_unavailable_total", { cause: "other" }), undefined);
+    assert.ok(sampleValue(samples, "stepwise_store_errors_total", { cause: "busy" })! >= 2);
     assert.equal(sampleValue(samples, "http_requests_total", { method: "POST", route: "/ingest/metrics", status: "503" }), 1);
+    assert.equal(
+      sampleValue(samples, "http_requests_total", { method: "POST", route: "/api/2.0/mlflow/runs/log-batch", status: "503" }),
+      1,
+    );
     assert.equal(sampleValue(samples, "stepwise_points_ingested_total", { protocol: "stepwise" }), 0, "refused points are not counted");
+    assert.equal(sampleValue(samples, "stepwise_points_ingested_total", { protocol: "mlflow" }), 0);
   });
 });
 
-/** SQLite: another connection's write transaction on the file. PostgreSQL: another connection's lock on the run's row. */
-async function holdWriteLock(test: TestServer, runId: number): Promise<() => Promise<void>> {
+/** SQLite: another connection's write transaction on the file. PostgreSQL: another connection's lock on every run's row. */
+async function holdWriteLock(test: TestServer): Promise<() => Promise<void>> {
   if (TEST_BACKEND === "sqlite") {
     const other = new Database(join(test.dataDir, DATABASE_FILE));
     other.exec("BEGIN IMMEDIATE");
@@ -202,7 +215,7 @@ async function holdWriteLock(test: TestServer, runId: number): Promise<() => Pro
   const other = new pg.Client({ connectionString: test.databaseUrl });
   await other.connect();
   await other.query("BEGIN");
-  await other.query("SELECT id FROM runs WHERE id = $1 FOR UPDATE", [runId]);
+  await other.query("SELECT id FROM runs FOR UPDATE");
   return async () => {
     await other.query("ROLLBACK");
     await other.end();
