@@ -192,6 +192,21 @@ describe("stepwise backup and restore of the embedded store", {
     assert.equal(readFileSync(target).subarray(0, 15).toString(), "SQLite format 3");
   });
 
+  it("leaves no file behind when interrupted while copying", async () => {
+    const dir = join(work, "interrupted");
+    mkdirSync(dir);
+    const child = spawn(process.execPath, [BIN, "backup", "--to", join(dir, "stepwise.backup"), "--data-dir", dataDir]);
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk;
+      // The first progress line comes before the first step: the copy has just begun.
+      if (/\d+%/.test(stderr)) child.kill("SIGTERM");
+    });
+    const code = await new Promise((resolve) => child.once("exit", (exitCode, signal) => resolve(exitCode ?? signal)));
+    assert.equal(code, 143, stderr);
+    assert.deepEqual(readdirSync(dir), [], "neither the backup nor a partial file");
+  });
+
   it("refuses to restore into a data directory that holds a store", async () => {
     const backupFile = join(work, "for-refusal.backup");
     assert.equal((await cli(["backup", "--to", backupFile, "--data-dir", dataDir])).code, 0);
