@@ -8,6 +8,7 @@ import { DEFAULT_BODY_LIMIT } from "./http/body-limits.js";
 import type { AppDeps, RouteDeps } from "./http/deps.js";
 import { connectionsCheckingInterval, limitConnections } from "./http/connection-limits.js";
 import { errorHandler, notFoundHandler } from "./http/errors.js";
+import { instrument } from "./http/metrics.js";
 import { fileRoutes, signedFileRoutes } from "./http/routes/files.js";
 import { healthRoutes } from "./http/routes/health.js";
 import { ingestRoutes } from "./http/routes/ingest.js";
@@ -43,6 +44,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   limitConnections(app.server, deps.config);
+  instrument(app, deps.metrics, deps.config);
   const routeDeps: RouteDeps = { ...deps, services: createServices(deps) };
   app.setErrorHandler(errorHandler);
   // Clients post some bodyless requests (POST /api/slug) with a JSON content type; an empty body is "no body".

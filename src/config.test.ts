@@ -29,6 +29,8 @@ describe("loadConfig", () => {
       s3ForcePathStyle: false,
       s3DirectUrls: true,
       databaseUrl: "",
+      metricsEnabled: true,
+      metricsToken: "",
     });
     assert.ok(Object.isFrozen(config));
   });
@@ -88,6 +90,8 @@ describe("loadConfig", () => {
       [{ "--headers-timeout": "0" }, {}, /headers-timeout must be above zero/],
       [{ "--body-timeout": "0s" }, {}, /body-timeout must be above zero/],
       [{ "--max-connections": "0" }, {}, /max-connections/],
+      [{ "--metrics": "yes" }, {}, /metrics must be one of true, false/],
+      [{}, { STEPWISE_METRICS_TOKEN: "two words" }, /metrics-token must not contain spaces/],
       [{ "--shutdown-timeout": "soon" }, {}, /shutdown-timeout/],
       [{ "--store-busy-timeout": "-1" }, {}, /store-busy-timeout/],
       [{ "--min-free-space": "lots" }, {}, /min-free-space/],

@@ -44,6 +44,10 @@ export interface Config {
   readonly s3DirectUrls: boolean;
   /** Empty: the embedded SQLite store in dataDir. `postgres://…`: that PostgreSQL database. */
   readonly databaseUrl: string;
+  /** GET /metrics is served (Prometheus text); false: that route does not exist. */
+  readonly metricsEnabled: boolean;
+  /** Non-empty: GET /metrics requires `Authorization: Bearer <this>`. */
+  readonly metricsToken: string;
 }
 
 interface OptionSpec {
@@ -244,6 +248,26 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: "Empty: the embedded SQLite store in --data-dir. postgres://user:pass@host:port/db: that PostgreSQL database.",
     parse: (v) => parseDatabaseUrl(v),
     display: (v) => maskPassword(v),
+  },
+  {
+    key: "metricsEnabled",
+    flag: "--metrics",
+    env: "STEPWISE_METRICS",
+    default: "true",
+    doc: "true: serve the server's own metrics at GET /metrics (Prometheus text format); false: no such route.",
+    parse: (v) => parseEnum(v, "metrics", ["true", "false"]) === "true",
+  },
+  {
+    key: "metricsToken",
+    flag: "--metrics-token",
+    env: "STEPWISE_METRICS_TOKEN",
+    default: "",
+    doc: "Non-empty: GET /metrics requires the header 'Authorization: Bearer <token>' (401 otherwise); empty: open to whoever reaches the port.",
+    parse: (v) => {
+      if (/\s/.test(v)) throw new ConfigError("metrics-token must not contain spaces");
+      return v;
+    },
+    display: (v) => (v === "" ? v : "***"),
   },
 ];
 

@@ -5,6 +5,8 @@ import { openBlobStore } from "./blobs/open.js";
 import type { Config } from "./config.js";
 import { systemClock, type Clock } from "./domain/time.js";
 import { loadSigningSecret } from "./files/signing-secret.js";
+import { ServerMetrics } from "./observability/metrics.js";
+import { countingStoreErrors } from "./observability/store-errors.js";
 import { bootstrap } from "./services/accounts.js";
 import { startStaleRunMonitor, type StaleRunMonitor } from "./services/stale-runs.js";
 import { openConfiguredStore } from "./store/open.js";
@@ -15,6 +17,8 @@ export interface RunningServer {
   url: string;
   app: FastifyInstance;
   store: Store;
+  /** The server's own metrics (GET /metrics); the alert delivery worker counts its outcomes with `alertDelivery`. */
+  metrics: ServerMetrics;
   staleMonitor: StaleRunMonitor;
   /** The key created on first start of an empty data directory; undefined otherwise. */
   bootstrapKey: string | undefined;
@@ -30,17 +34,24 @@ const STARTUP_LOCK_WAIT_MS = 5000;
 
 /** Opens the store (PostgreSQL at --database-url, else SQLite in the data directory), listens, and sets the store up on first start. */
 export async function startServer(config: Config, clock: Clock = systemClock): Promise<RunningServer> {
-  const store = await openConfiguredStore(config, {
-    busyTimeoutMs: config.storeBusyTimeoutMs,
-    lockTimeoutMs: config.storeLockTimeoutMs,
-    statementTimeoutMs: config.storeStatementTimeoutMs,
-  });
+  const metrics = new ServerMetrics();
+  // Every store call of this server, its requests' and its monitors', counts its failures.
+  const store = countingStoreErrors(
+    await openConfiguredStore(config, {
+      busyTimeoutMs: config.storeBusyTimeoutMs,
+      lockTimeoutMs: config.storeLockTimeoutMs,
+      statementTimeoutMs: config.storeStatementTimeoutMs,
+    }),
+    metrics,
+  );
+  const poolUse = store.poolUse;
+  if (poolUse) metrics.watchPool(poolUse);
   let app: FastifyInstance;
   let blobs: BlobStore | undefined;
   try {
     blobs = await openBlobStore(config);
     const signingSecret = await loadSigningSecret(waitingOutLocks(store, STARTUP_LOCK_WAIT_MS), config.dataDir, clock.now());
-    app = await buildApp({ config, store, clock, blobs, signingSecret });
+    app = await buildApp({ config, store, clock, blobs, signingSecret, metrics });
   } catch (error) {
     blobs?.close();
     await store.close();
@@ -68,7 +79,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
         blobs.close();
         await store.close();
       })());
-    return { url, app, store, staleMonitor, bootstrapKey, close };
+    return { url, app, store, metrics, staleMonitor, bootstrapKey, close };
   } catch (error) {
     await app.close();
     blobs.close();

@@ -2,11 +2,13 @@ import { parseArgs } from "node:util";
 import { ConfigError } from "../config.js";
 import { DomainError } from "../domain/errors.js";
 import { StoreOpenError } from "../store/store.js";
+import { backupCommand } from "./commands/backup.js";
 import { configCommand } from "./commands/config.js";
 import { copyCommand } from "./commands/copy.js";
 import { copyFilesCommand } from "./commands/copy-files.js";
 import { keysCommand } from "./commands/keys.js";
 import { orgsCommand } from "./commands/orgs.js";
+import { restoreCommand } from "./commands/restore.js";
 import { serveCommand } from "./commands/serve.js";
 import { UsageError, type Command } from "./command.js";
 
@@ -17,6 +19,8 @@ const COMMANDS = new Map<string, Command>([
   ["config", configCommand],
   ["copy", copyCommand],
   ["copy-files", copyFilesCommand],
+  ["backup", backupCommand],
+  ["restore", restoreCommand],
 ]);
 
 function mainHelp(): string {

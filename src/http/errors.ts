@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { DomainError, type ErrorCode } from "../domain/errors.js";
 import { MLFLOW_ERROR_STATUS, MlflowError, type MlflowErrorCode } from "../domain/mlflow/errors.js";
 import { storeUnavailability, type Unavailability } from "../store/unavailable.js";
+import { noteUnavailable } from "./metrics.js";
 
 interface CatalogueEntry {
   /** The status of Stepwise's routes (body `{error}`). */
@@ -84,6 +85,7 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
 
 /** 503 STORE_UNAVAILABLE with the Retry-After the state calls for (busy store, full disk). */
 export function sendUnavailable(reply: FastifyReply, unavailable: Unavailability): FastifyReply {
+  noteUnavailable(reply.request, unavailable.cause);
   return reply
     .status(ERROR_CATALOGUE.STORE_UNAVAILABLE.status)
     .header("retry-after", String(unavailable.retryAfterSeconds))
@@ -124,6 +126,7 @@ export function mlflowErrorHandler(error: FastifyError, request: FastifyRequest,
   }
   const unavailable = storeUnavailability(error);
   if (unavailable) {
+    noteUnavailable(request, unavailable.cause);
     reply.header("retry-after", String(unavailable.retryAfterSeconds));
     sendMlflow(reply, 503, "TEMPORARILY_UNAVAILABLE", unavailable.message);
     return;

@@ -41,6 +41,7 @@ export function admitLargeBodies(budget: LargeBodyBudget, maxBytes: number) {
       // client still sending makes it see a reset instead of this answer, and retry blind.
       request.raw.resume();
       return sendUnavailable(reply, {
+        cause: "large_bodies",
         retryAfterSeconds: 1,
         message: `server busy: ${Math.round(budget.capacity / 1024 / 1024)} MiB of large ingest bodies are being written; retry shortly`,
       });

@@ -1,6 +1,7 @@
 import type { BlobStore } from "../blobs/blob-store.js";
 import type { Config } from "../config.js";
 import type { Clock } from "../domain/time.js";
+import type { ServerMetrics } from "../observability/metrics.js";
 import type { Store } from "../store/store.js";
 
 /** What the services work over. */
@@ -9,4 +10,6 @@ export interface ServiceDeps {
   store: Store;
   clock: Clock;
   blobs: BlobStore;
+  /** The server's own metrics (GET /metrics): ingest counts its points, the alert worker its deliveries. */
+  metrics: ServerMetrics;
 }

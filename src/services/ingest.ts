@@ -1,5 +1,6 @@
 import { sliceBySize, sliceSeries } from "../domain/ingest-slices.js";
 import type { Clock } from "../domain/time.js";
+import type { IngestProtocol, ServerMetrics } from "../observability/metrics.js";
 import { decodeConsoleLines, decodeDataRows, decodeMetrics } from "../ingest/decode.js";
 import type { ConsoleLine, DataRow, MetricSeries, Store } from "../store/store.js";
 
@@ -47,7 +48,7 @@ export type NdjsonKind = "metrics" | "logs" | "data";
  * when the run is not in the organization (each protocol says so in its words).
  */
 export class IngestService {
-  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+  constructor(private readonly deps: { store: Store; clock: Clock; metrics: ServerMetrics }) {}
 
   /** One NDJSON body of `kind` into the run. */
   async ndjson(kind: NdjsonKind, orgId: string, runId: number, body: string): Promise<number | undefined> {
@@ -55,7 +56,7 @@ export class IngestService {
     switch (kind) {
       case "metrics": {
         const batch = await decodeMetrics(body);
-        return appendMetricsInSlices(store, orgId, runId, batch.series, clock.now());
+        return this.counted("stepwise", await appendMetricsInSlices(store, orgId, runId, batch.series, clock.now()));
       }
       case "logs": {
         const lines = await decodeConsoleLines(body);
@@ -69,7 +70,13 @@ export class IngestService {
   }
 
   /** Metric series already parsed (MLflow's metrics of one request), written at `now`. */
-  metrics(orgId: string, runId: number, series: MetricSeries[], now: number): Promise<number | undefined> {
-    return appendMetricsInSlices(this.deps.store, orgId, runId, series, now);
+  async metrics(orgId: string, runId: number, series: MetricSeries[], now: number): Promise<number | undefined> {
+    return this.counted("mlflow", await appendMetricsInSlices(this.deps.store, orgId, runId, series, now));
+  }
+
+  /** Points stored by one request, counted for GET /metrics. */
+  private counted(protocol: IngestProtocol, stored: number | undefined): number | undefined {
+    if (stored !== undefined) this.deps.metrics.pointsStored(protocol, stored);
+    return stored;
   }
 }

@@ -216,5 +216,6 @@ export function composeStore<C>(backend: Backend<C>): Store {
     ...Object.fromEntries(methods),
     ping: () => backend.connection.ping(),
     close: () => backend.connection.close(),
+    ...(backend.connection.poolUse ? { poolUse: backend.connection.poolUse } : {}),
   } as Store;
 }

@@ -9,6 +9,7 @@ import type { PointRule } from "../domain/metric-points.js";
 import type { Point, SampledPoint } from "../domain/sampling.js";
 import type { CopyRow, CopyValue } from "./copy-tables.js";
 import type { LoggedModelStatus } from "../domain/mlflow/logged-model-status.js";
+import type { PoolUse } from "../observability/metrics.js";
 
 /**
  * The storage contract, one interface per aggregate (docs/architecture.md, "Storage"). Both backends
@@ -40,6 +41,8 @@ export interface StoreConnection {
   /** Cheap query that proves the store answers; throws when it does not. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** A store on a pool of database connections (PostgreSQL) says how it is used, for GET /metrics. */
+  poolUse?(): PoolUse;
 }
 
 /** Organizations, users and API keys (docs/semantics.md). */

@@ -5,31 +5,41 @@
  * docs/decisions.md). A new store adds its driver's codes here.
  */
 export interface Unavailability {
+  /** Why, in one word: the label of the server's 503 and store-error counters (GET /metrics). */
+  cause: UnavailableCause;
   message: string;
   retryAfterSeconds: number;
 }
 
+/** Every reason the server answers 503: the store's states below, plus its own load limits (large ingest bodies). */
+export type UnavailableCause = "busy" | "full" | "down" | "slow" | "no_connection" | "unreachable" | "large_bodies";
+
 const BUSY: Unavailability = {
+  cause: "busy",
   message: "store busy: another process holds the database lock; retry shortly",
   retryAfterSeconds: 1,
 };
 
 const FULL: Unavailability = {
+  cause: "full",
   message: "storage full: the server's disk has no space left; retry later",
   retryAfterSeconds: 60,
 };
 
 const DOWN: Unavailability = {
+  cause: "down",
   message: "store unreachable: the database server does not answer; retry shortly",
   retryAfterSeconds: 5,
 };
 
 const SLOW: Unavailability = {
+  cause: "slow",
   message: "store busy: a database statement took longer than the server allows; retry shortly",
   retryAfterSeconds: 5,
 };
 
 const NO_CONNECTION: Unavailability = {
+  cause: "no_connection",
   message: "store busy: no database connection became free in time; retry shortly",
   retryAfterSeconds: 5,
 };

@@ -40,4 +40,4 @@ export function healthRoutes({ store, blobs, config }: RouteDeps): FastifyPlugin
   };
 }
 
-const UNREACHABLE: Unavailability = { message: "store unavailable", retryAfterSeconds: 1 };
+const UNREACHABLE: Unavailability = { cause: "unreachable", message: "store unavailable", retryAfterSeconds: 1 };

@@ -28,6 +28,7 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
       async close() {
         if (!pool.ended) await pool.end();
       },
+      poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     },
     functions,
     statement: async (work) => work(pool),
