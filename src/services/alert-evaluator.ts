@@ -92,7 +92,8 @@ export class AlertEvaluator {
       for (const { rule, metric, values } of work) {
         const from = states.get(rule.id) ?? INITIAL_STATE;
         const evaluation = evaluateMetricValues(rule.condition as MetricCondition, values, from);
-        if (stateChanged(from, evaluation.state)) {
+        // Re-armed and fired again in one batch ends where it began, and still is one event.
+        if (evaluation.fired || stateChanged(from, evaluation.state)) {
           states.set(rule.id, evaluation.state);
           transitions.push(this.transition(rule, run, runId, from, evaluation, { metric, value: evaluation.value }));
         }
