@@ -221,7 +221,7 @@ describe("alert delivery", () => {
 
   it("fires client_alert rules at or above their level, with the client's title and body, to a Slack body too", async () => {
     const { client, run, path } = await setUp({ type: "client_alert", minLevel: "WARN" });
-    const slack = await client.post("/api/alerts/destinations", { name: "chat", kind: "slack", url: receiver.url("/slack") });
+    const slack = await client.post("/api/alerts/destinations", { name: "chat", kind: "slack", url: receiver.url(`${path}-slack`) });
     const rule = (await client.get("/api/alerts/rules", { projectName: "alerts" })).body.rules[0];
     await client.raw("PATCH", `/api/alerts/rules/${rule.id}`, JSON.stringify({ destinationIds: [slack.body.destination.id] }), {
       "content-type": "application/json",
@@ -230,13 +230,13 @@ describe("alert delivery", () => {
       client.post("/api/runs/alert", { runId: run.runId, alert: { title, body: "details", level, timestamp: null } });
     assert.equal((await alert("INFO", "quiet")).status, 200);
     assert.equal((await alert("ERROR", "loud")).status, 200);
-    const [received] = await receiver.waitFor(1, 15_000, "/slack");
+    const [received] = await receiver.waitFor(1, 15_000, `${path}-slack`);
     const body = JSON.parse(received!.body);
     assert.match(body.text, /^\[ERROR\] loud \(<\/projects\/alerts\/runs\/\d+\|alerts\/[A-Z]+-\d+>\)\ndetails$/);
     assert.equal(body.blocks[0].text.text, body.text);
     assert.equal(received!.headers["x-stepwise-signature"], undefined, "a Slack body is not signed");
     await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.equal((await receiver.waitFor(1, 0, "/slack")).length, 1, "INFO is below the rule's WARN");
+    assert.equal((await receiver.waitFor(1, 0, `${path}-slack`)).length, 1, "INFO is below the rule's WARN");
   });
 
   it("does not follow a redirect, even from an allowed host to a refused address", async () => {
@@ -250,5 +250,48 @@ describe("alert delivery", () => {
       "the attempt",
     );
     assert.equal(event.deliveries[0].lastError, "HTTP 302: redirect to http://169.254.169.254/latest/meta-data/ not followed");
+  });
+
+  it("a receiver that never answers slows neither ingest nor the deliveries to other destinations", { timeout: 60_000 }, async () => {
+    const { client } = await makeOrg(test);
+    const baselineRun = await client.createRun({ projectName: "quiet", runName: "baseline" });
+    const run = await client.createRun({ projectName: "hanging", runName: "busy" });
+    const dead = `/dead-${Math.random().toString(36).slice(2)}`;
+    const healthy = `/healthy-${Math.random().toString(36).slice(2)}`;
+    receiver.answer = (request) => (request.path === dead ? "hang" : { status: 200 });
+    const destination = async (name: string, path: string) =>
+      (await client.post("/api/alerts/destinations", { name, kind: "webhook", url: receiver.url(path) })).body.destination.id;
+    const rule = (name: string, condition: Record<string, unknown>, destinationIds: number[]) =>
+      client.post("/api/alerts/rules", { projectName: "hanging", name, condition, destinationIds });
+    await rule("nan", { type: "non_finite", metric: "loss" }, [await destination("dead", dead)]);
+    await rule("high", { type: "threshold", metric: "acc", op: "above", value: 0.5 }, [await destination("healthy", healthy)]);
+
+    // Each batch flips both conditions: every other batch fires both rules.
+    const BATCHES = 60;
+    const timed = async (target: { runId: number; projectName: string }) => {
+      const durations: number[] = [];
+      for (let i = 0; i < BATCHES; i++) {
+        const lines = Array.from({ length: 10 }, (_, j) => ({
+          step: i * 10 + j,
+          data: { loss: i % 2 === 0 ? Number.NaN : 1, acc: i % 2 === 0 ? 0.9 : 0.1 },
+        }));
+        const started = performance.now();
+        assert.equal((await ingest(client, "metrics", target, toNdjson(lines))).status, 200);
+        durations.push(performance.now() - started);
+      }
+      return { total: durations.reduce((a, b) => a + b, 0), slowest: Math.max(...durations) };
+    };
+    const baseline = await timed(baselineRun);
+    const busy = await timed(run);
+    await receiver.waitFor(BATCHES / 2, 15_000, healthy);
+    assert.ok(
+      receiver.count(dead) >= 1 && receiver.count(dead) <= 2,
+      `the dead receiver holds at most its share of slots (${receiver.count(dead)})`,
+    );
+    assert.ok(busy.slowest < 2000, `no ingest request waited on a delivery (slowest ${busy.slowest.toFixed(0)} ms; the timeout is 10 s)`);
+    assert.ok(
+      busy.total < baseline.total * 3 + 1000,
+      `ingest with the dead receiver ${busy.total.toFixed(0)} ms vs ${baseline.total.toFixed(0)} ms`,
+    );
   });
 });

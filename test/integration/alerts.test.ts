@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { ApiClient } from "../helpers/client.js";
 import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
+import { WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 /** The alert routes over real HTTP (docs/api.md, "Alerts"): destinations, rules, events, deliveries, and organization isolation. */
 describe("alert routes", () => {
@@ -176,6 +177,29 @@ describe("alert routes", () => {
     }[];
     assert.deepEqual(rules.find((r) => r.id === rule.id)?.destinationIds, []);
     assert.equal((await client.raw("DELETE", `/api/alerts/destinations/${hook.id}`, undefined)).status, 404);
+  });
+
+  it("refuses at delivery a host name that resolves to a loopback address: the receiver on 127.0.0.1 sees nothing", async () => {
+    const receiver = await WebhookReceiver.start();
+    try {
+      const url = `http://localhost:${receiver.port}/hook`;
+      const created = await destination(client, { name: "via localhost", url });
+      assert.equal(created.status, 201, "a host name is checked when it is resolved, at delivery");
+      const { deliveryId } = (await client.post(`/api/alerts/destinations/${created.body.destination.id}/test`)).body;
+      const deadline = Date.now() + 15_000;
+      let delivery: { attempts: number; lastError: string | null } | undefined;
+      while (!delivery?.attempts && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        delivery = (
+          (await client.get("/api/alerts/deliveries")).body.deliveries as { id: string; attempts: number; lastError: string }[]
+        ).find((d) => d.id === deliveryId);
+      }
+      assert.equal(delivery?.attempts, 1);
+      assert.match(delivery!.lastError!, /^localhost \((127\.0\.0\.1|::1)\) is a loopback address, refused/);
+      assert.equal(receiver.received.length, 0);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it("lists events of a project only, validates paging, and refuses requests without a key", async () => {
