@@ -114,7 +114,7 @@ async function measureHttp() {
 /** The evaluator on the benchmark's batches, in this process: its time per batch against the store's write of the batch. */
 async function measureEvaluator() {
   const dataDir = makeTempDir("stepwise-bench-alerts-raw-");
-  const database = DATABASE_SERVER_URL ? await freshDatabase(DATABASE_SERVER_URL, "alerts-raw") : undefined;
+  const database = DATABASE_SERVER_URL ? await freshDatabase(DATABASE_SERVER_URL, "alerts_raw") : undefined;
   const store: Store = database ? await PostgresStore.open(database.url) : SqliteStore.open(dataDir);
   try {
     const { organization } = await createOrganizationWithKey(store, "bench", systemClock);
