@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { parseAllowList } from "./domain/alerts/address-policy.js";
 
 /**
  * The one option table. Each option has a CLI flag, an environment variable and a default;
@@ -48,6 +49,12 @@ export interface Config {
   readonly metricsEnabled: boolean;
   /** Non-empty: GET /metrics requires `Authorization: Bearer <this>`. */
   readonly metricsToken: string;
+  /** Host names and CIDR ranges alert destinations may reach although they are loopback, private, link-local… (checked here, parsed by domain/alerts/address-policy.ts). */
+  readonly alertsAllowHosts: string;
+  /** An alert delivery that failed this many attempts is marked failed (retried by hand from then on). */
+  readonly alertsMaxAttempts: number;
+  /** Alert deliveries this process sends at once; 0: this process sends none (others on the store do). */
+  readonly alertsConcurrency: number;
 }
 
 interface OptionSpec {
@@ -268,6 +275,37 @@ export const OPTIONS: readonly OptionSpec[] = [
       return v;
     },
     display: (v) => (v === "" ? v : "***"),
+  },
+  {
+    key: "alertsAllowHosts",
+    flag: "--alerts-allow-hosts",
+    env: "STEPWISE_ALERTS_ALLOW_HOSTS",
+    default: "",
+    doc: "Alert destinations may not reach loopback, private, link-local or metadata addresses; this comma-separated list of host names and CIDR ranges (127.0.0.1, 10.0.0.0/8, hooks.internal) is allowed anyway.",
+    parse: (v) => {
+      try {
+        parseAllowList(v);
+        return v.trim();
+      } catch (error) {
+        throw new ConfigError(`alerts-allow-hosts: ${(error as Error).message}`);
+      }
+    },
+  },
+  {
+    key: "alertsMaxAttempts",
+    flag: "--alerts-max-attempts",
+    env: "STEPWISE_ALERTS_MAX_ATTEMPTS",
+    default: "10",
+    doc: "Attempts of an alert delivery (exponential backoff with jitter from 2 s, at most 1 h apart) before it is marked failed.",
+    parse: (v) => parseInteger(v, "alerts-max-attempts", 1, 100),
+  },
+  {
+    key: "alertsConcurrency",
+    flag: "--alerts-concurrency",
+    env: "STEPWISE_ALERTS_CONCURRENCY",
+    default: "8",
+    doc: "Alert deliveries this process sends at once (a quarter of them to one destination); 0: this process sends none, leaving them to other processes on the store.",
+    parse: (v) => parseInteger(v, "alerts-concurrency", 0, 256),
   },
 ];
 

@@ -1,6 +1,7 @@
 import { sliceBySize, sliceSeries } from "../domain/ingest-slices.js";
 import type { Clock } from "../domain/time.js";
 import type { IngestProtocol, ServerMetrics } from "../observability/metrics.js";
+import type { AlertEvaluator } from "./alert-evaluator.js";
 import { decodeConsoleLines, decodeDataRows, decodeMetrics } from "../ingest/decode.js";
 import type { ConsoleLine, DataRow, MetricSeries, Store } from "../store/store.js";
 
@@ -48,7 +49,26 @@ export type NdjsonKind = "metrics" | "logs" | "data";
  * when the run is not in the organization (each protocol says so in its words).
  */
 export class IngestService {
-  constructor(private readonly deps: { store: Store; clock: Clock; metrics: ServerMetrics }) {}
+  constructor(
+    private readonly deps: { store: Store; clock: Clock; metrics: ServerMetrics },
+    /** Alert rules are evaluated here, the one point both protocols' metric writes go through, after the write committed. */
+    private readonly alerts: AlertEvaluator,
+  ) {}
+
+  /** Metric points of either protocol: stored, counted for GET /metrics, then alert rules evaluated. */
+  private async metricsThenAlerts(
+    protocol: IngestProtocol,
+    orgId: string,
+    runId: number,
+    series: MetricSeries[],
+    now: number,
+  ): Promise<number | undefined> {
+    const accepted = await appendMetricsInSlices(this.deps.store, orgId, runId, series, now);
+    if (accepted === undefined) return undefined;
+    this.deps.metrics.pointsStored(protocol, accepted);
+    await this.alerts.afterMetrics(runId, series);
+    return accepted;
+  }
 
   /** One NDJSON body of `kind` into the run. */
   async ndjson(kind: NdjsonKind, orgId: string, runId: number, body: string): Promise<number | undefined> {
@@ -56,7 +76,7 @@ export class IngestService {
     switch (kind) {
       case "metrics": {
         const batch = await decodeMetrics(body);
-        return this.counted("stepwise", await appendMetricsInSlices(store, orgId, runId, batch.series, clock.now()));
+        return this.metricsThenAlerts("stepwise", orgId, runId, batch.series, clock.now());
       }
       case "logs": {
         const lines = await decodeConsoleLines(body);
@@ -70,13 +90,7 @@ export class IngestService {
   }
 
   /** Metric series already parsed (MLflow's metrics of one request), written at `now`. */
-  async metrics(orgId: string, runId: number, series: MetricSeries[], now: number): Promise<number | undefined> {
-    return this.counted("mlflow", await appendMetricsInSlices(this.deps.store, orgId, runId, series, now));
-  }
-
-  /** Points stored by one request, counted for GET /metrics. */
-  private counted(protocol: IngestProtocol, stored: number | undefined): number | undefined {
-    if (stored !== undefined) this.deps.metrics.pointsStored(protocol, stored);
-    return stored;
+  metrics(orgId: string, runId: number, series: MetricSeries[], now: number): Promise<number | undefined> {
+    return this.metricsThenAlerts("mlflow", orgId, runId, series, now);
   }
 }
