@@ -22,6 +22,7 @@ import { sweepRoutes } from "./http/routes/sweep.js";
 import { runDetailRoutes } from "./http/routes/run-details.js";
 import { runWriteRoutes } from "./http/routes/runs.js";
 import { savedViewRoutes } from "./http/routes/saved-views.js";
+import { deletionRoutes } from "./http/routes/deletion.js";
 import { FieldFilterTerm, RunFilterGrammar } from "./http/schemas/run-list.js";
 import { rejectIllFormedText, rejectNonFiniteNumbers, requestIdOf, requestLogFields } from "./http/request-guards.js";
 import { pageNotFound, webUiRoutes } from "./http/web-ui.js";
@@ -100,6 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(fileRoutes(routeDeps));
     await api.register(modelRoutes(routeDeps));
     await api.register(savedViewRoutes(routeDeps));
+    await api.register(deletionRoutes(routeDeps));
     await api.register(mlflowRoutes(routeDeps));
   });
   return app;

@@ -6,6 +6,7 @@ import type { Config } from "./config.js";
 import { systemClock, type Clock } from "./domain/time.js";
 import { loadSigningSecret } from "./files/signing-secret.js";
 import { bootstrap } from "./services/accounts.js";
+import { startPurgeMonitor, type PurgeMonitor } from "./services/purge.js";
 import { startStaleRunMonitor, type StaleRunMonitor } from "./services/stale-runs.js";
 import { openConfiguredStore } from "./store/open.js";
 import type { Store } from "./store/store.js";
@@ -16,6 +17,8 @@ export interface RunningServer {
   app: FastifyInstance;
   store: Store;
   staleMonitor: StaleRunMonitor;
+  /** The hourly purge of deleted runs and projects past --deleted-retention (services/purge.ts). */
+  purgeMonitor: PurgeMonitor;
   /** The key created on first start of an empty data directory; undefined otherwise. */
   bootstrapKey: string | undefined;
   /**
@@ -51,11 +54,13 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     // After listen: a start that cannot listen (port taken) must not create the one key it would never print.
     const bootstrapKey = await bootstrap(waitingOutLocks(store, STARTUP_LOCK_WAIT_MS), clock);
     const staleMonitor = startStaleRunMonitor({ config, store, clock }, app.log);
+    const purgeMonitor = startPurgeMonitor({ store, blobs, clock, retentionMs: config.deletedRetentionMs }, app.log);
     const url = config.host.includes(":") ? address : address.replace("0.0.0.0", "127.0.0.1");
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
         await staleMonitor.stop();
+        await purgeMonitor.stop();
         const cutOff = setTimeout(() => {
           app.log.warn("shutdown timeout reached: cutting the requests still in flight");
           app.server.closeAllConnections();
@@ -68,7 +73,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
         blobs.close();
         await store.close();
       })());
-    return { url, app, store, staleMonitor, bootstrapKey, close };
+    return { url, app, store, staleMonitor, purgeMonitor, bootstrapKey, close };
   } catch (error) {
     await app.close();
     blobs.close();

@@ -21,6 +21,9 @@ export function openDatabase(file: string, busyTimeoutMs = OPENING_BUSY_TIMEOUT_
   const db = new Database(file);
   // Opening and migrating wait as long as the CLI does: nothing else runs yet.
   db.pragma(`busy_timeout = ${OPENING_BUSY_TIMEOUT_MS}`);
+  // Takes effect on a new database only (before its first table): the purge then gives the pages of
+  // deleted rows back to the file system (reclaimSqliteSpace). An older one switches with one VACUUM (`stepwise gc --vacuum`).
+  db.pragma("auto_vacuum = INCREMENTAL");
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
   db.pragma("foreign_keys = ON");
@@ -32,6 +35,24 @@ export function openDatabase(file: string, busyTimeoutMs = OPENING_BUSY_TIMEOUT_
   }
   db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
   return db;
+}
+
+/** Pages given back per step of incremental_vacuum: ~8 MB of 4 KiB pages, a step of milliseconds, so writers wait little. */
+const VACUUM_STEP_PAGES = 2000;
+
+/** StoreConnection.reclaimSpace on SQLite. */
+export function reclaimSqliteSpace(db: Db, rewrite: boolean): { bytesBefore: number; bytesAfter: number } {
+  const size = () => (db.pragma("page_count", { simple: true }) as number) * (db.pragma("page_size", { simple: true }) as number);
+  const bytesBefore = size();
+  if (rewrite) {
+    db.pragma("auto_vacuum = INCREMENTAL");
+    db.exec("VACUUM");
+  } else if (db.pragma("auto_vacuum", { simple: true }) === 2) {
+    while ((db.pragma("freelist_count", { simple: true }) as number) > 0) db.pragma(`incremental_vacuum(${VACUUM_STEP_PAGES})`);
+  }
+  // The WAL holds the moved pages until a checkpoint writes them and truncates the file.
+  db.pragma("wal_checkpoint(TRUNCATE)");
+  return { bytesBefore, bytesAfter: size() };
 }
 
 /** Migrations whose new columns are computed from stored data (not expressible in SQL) finish with a step in code. */

@@ -1,5 +1,5 @@
 import type { Operations } from "../compose.js";
-import { toJsonText, toProjectForRuns } from "../rows.js";
+import { PROJECT_READ, toJsonText, toProjectForRuns } from "../rows.js";
 import type { RunStatus } from "../../domain/status.js";
 import type { ConsoleLogType } from "../../domain/console-logs.js";
 import { fileValues, type UpsertedFile } from "../workflows/run-writes.js";
@@ -8,11 +8,12 @@ import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
 import { getMlflowDefaultProject, getMlflowProject, getMlflowRun } from "./mlflow.js";
 import { sqliteRegistryOperations } from "./model-registry.js";
+import { sqliteDeletionOperations } from "./deletion.js";
 import { getLoggedModel, writeLoggedModel } from "./logged-models.js";
 import { getSavedView, insertSavedView, writeSavedView } from "./saved-views.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { sqliteMetricWrites } from "./metrics.js";
-import { getOrCreateProjectRow, getProject, getProjectByName } from "./projects.js";
+import { getOrCreateProjectRow, projectNamed, projectOfId } from "./projects.js";
 import { touchHeartbeat, writeRunColumn } from "./run-attributes.js";
 import type { Statements } from "./statements.js";
 
@@ -50,7 +51,7 @@ export function sqliteOperations(s: Statements): Operations {
           .run(...newRunValues(row)).lastInsertRowid,
       ),
     lockRunStatus: (orgId, runId) => {
-      const row = s.get("SELECT status, logger_settings FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as
+      const row = s.get("SELECT status, logger_settings FROM runs WHERE org_id = ? AND id = ? AND deleted_at IS NULL").get(orgId, runId) as
         | { status: RunStatus; logger_settings: string | null }
         | undefined;
       return row && { status: row.status, loggerSettingsText: row.logger_settings };
@@ -83,10 +84,15 @@ export function sqliteOperations(s: Statements): Operations {
     },
 
     runProjectId: (orgId, runId) =>
-      (s.get("SELECT project_id FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as { project_id: number } | undefined)
-        ?.project_id,
+      (
+        s.get("SELECT project_id FROM runs WHERE org_id = ? AND id = ? AND deleted_at IS NULL").get(orgId, runId) as
+          | { project_id: number }
+          | undefined
+      )?.project_id,
     lockRunConfig: (orgId, runId) => {
-      const row = s.get("SELECT config FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as { config: string | null } | undefined;
+      const row = s.get("SELECT config FROM runs WHERE org_id = ? AND id = ? AND deleted_at IS NULL").get(orgId, runId) as
+        | { config: string | null }
+        | undefined;
       return row && { configText: row.config };
     },
     writeRunColumn: (orgId, runId, column, value, now) => writeRunColumn(s, orgId, runId, column, value, now),
@@ -158,7 +164,7 @@ export function sqliteOperations(s: Statements): Operations {
       ).run(id, key.orgId, key.userId, key.name, key.keyHash, key.displayPrefix, key.createdAt, key.expiresAt);
     },
 
-    getProject: (orgId, projectId) => getProject(s, orgId, projectId),
+    getProject: (orgId, projectId) => projectOfId(s, PROJECT_READ, orgId, projectId),
     getMlflowProject: (orgId, projectId) => getMlflowProject(s, orgId, projectId),
     insertProject: (orgId, name, runPrefix, now) =>
       (
@@ -169,7 +175,7 @@ export function sqliteOperations(s: Statements): Operations {
           )
           .get(orgId, name, runPrefix, now, now) as { id: number } | undefined
       )?.id,
-    getProjectByName: (orgId, name) => getProjectByName(s, orgId, name),
+    getProjectByName: (orgId, name) => projectNamed(s, PROJECT_READ, orgId, name),
     getMlflowDefaultProject: (orgId) => getMlflowDefaultProject(s, orgId),
     markMlflowDefaultProject: (orgId, projectId) => {
       s.get("UPDATE projects SET mlflow_default = 1 WHERE org_id = ? AND id = ?").run(orgId, projectId);
@@ -212,6 +218,7 @@ export function sqliteOperations(s: Statements): Operations {
     consoleLineKey: (runId, logType, skip, fromEnd) => consoleLineKey(s, runId, logType, skip, fromEnd),
     consoleLinePage: (runId, logType, first, page) => consoleLinePage(s, runId, logType, first, page),
 
+    ...sqliteDeletionOperations(s),
     ...sqliteRegistryOperations(s),
     ...metricReadOperations(s),
     ...sqliteMetricWrites(s),
