@@ -56,7 +56,14 @@ export function deletionRoutes({ services }: RouteDeps): FastifyPluginAsyncTypeb
     app.put(
       "/api/runs/retention",
       { schema: { tags, body: PutRetentionBody, response: { 200: RetentionResponse, ...STANDARD_ERRORS } } },
-      async (request) => deletion.setRetention(request.auth.orgId, request.body.projectName, request.body.policy),
+      async (request) => {
+        const { projectName, policy } = request.body;
+        return deletion.setRetention(
+          request.auth.orgId,
+          projectName,
+          policy && { maxAgeDays: policy.maxAgeDays, excludeTag: policy.excludeTag ?? null },
+        );
+      },
     );
     app.post(
       "/api/runs/retention/dry-run",

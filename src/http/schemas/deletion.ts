@@ -57,10 +57,11 @@ const RetentionPolicy = Type.Object(
       maximum: MAX_RETENTION_DAYS,
       description: "Runs finished longer ago than this many days are deleted.",
     }),
-    excludeTag: Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()], {
-      default: null,
-      description: "Runs with this tag are kept.",
-    }),
+    excludeTag: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()], {
+        description: "Runs with this tag are kept (none when absent or null).",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
