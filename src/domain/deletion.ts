@@ -46,8 +46,9 @@ function checkCount(runIds: readonly number[]): void {
 }
 
 /**
- * The runs a delete soft-deletes: every named run, live, of the organization (a deleted or unknown
- * one is RUN_NOT_FOUND, as reads answer). A fork reads its parent's points up to the fork step
+ * The runs a delete soft-deletes: the named runs that are live (one already in the trash keeps its
+ * deletion time, so its purge date does not move: deleting is idempotent). Every named run must be
+ * the organization's (else RUN_NOT_FOUND). A fork reads its parent's points up to the fork step
  * without a copy, so a run whose live forks are not deleted in the same call is refused (CONFLICT):
  * its children would lose their inherited points at the purge. Nothing is written on error.
  */
@@ -55,10 +56,7 @@ export function planRunDeletion(runIds: readonly number[], found: readonly RunFo
   checkCount(runIds);
   const byId = new Map(found.map((run) => [run.id, run]));
   const ids = [...new Set(runIds)];
-  for (const id of ids) {
-    const run = byId.get(id);
-    if (!run || run.deletedAt !== null) throw new DomainError("RUN_NOT_FOUND", `run '${id}' not found`);
-  }
+  for (const id of ids) if (!byId.has(id)) throw new DomainError("RUN_NOT_FOUND", `run '${id}' not found`);
   const deleting = new Set(ids);
   for (const fork of liveForks) {
     if (deleting.has(fork.parentId) && !deleting.has(fork.childId))
@@ -67,27 +65,28 @@ export function planRunDeletion(runIds: readonly number[], found: readonly RunFo
         `run ${fork.parentId} has a live fork (run ${fork.childId}) that reads its points: delete the fork in the same call, or delete it first`,
       );
   }
-  return ids;
+  return ids.filter((id) => byId.get(id)!.deletedAt === null);
 }
 
 /**
- * The runs a restore brings back: every named run must be in the trash (else RUN_NOT_FOUND), its
- * project live (restore the project: CONFLICT), and a fork's parent live or restored in the same call
- * (a live fork of a deleted parent is what deletion refuses to make: CONFLICT).
+ * The runs a restore brings back: the named runs in the trash (a live one is left as it is: restoring
+ * is idempotent). Every named run must be the organization's (else RUN_NOT_FOUND); a restored run's
+ * project must be live (restore the project: CONFLICT), and a fork's parent live or restored in the
+ * same call (a live fork of a deleted parent is what deletion refuses to make: CONFLICT).
  */
 export function planRunRestore(runIds: readonly number[], found: readonly RunForChange[]): number[] {
   checkCount(runIds);
   const byId = new Map(found.map((run) => [run.id, run]));
   const ids = [...new Set(runIds)];
-  const restoring = new Set(ids);
-  for (const id of ids) {
-    const run = byId.get(id);
-    if (!run || run.deletedAt === null) throw new DomainError("RUN_NOT_FOUND", `run '${id}' is not in the trash`);
+  for (const id of ids) if (!byId.has(id)) throw new DomainError("RUN_NOT_FOUND", `run '${id}' not found`);
+  const restoring = new Set(ids.filter((id) => byId.get(id)!.deletedAt !== null));
+  for (const id of restoring) {
+    const run = byId.get(id)!;
     if (run.projectDeletedAt !== null) throw new DomainError("CONFLICT", `run ${id}: its project is deleted; restore the project`);
     if (run.forkedFromRunId !== null && run.parentDeletedAt !== null && !restoring.has(run.forkedFromRunId))
       throw new DomainError("CONFLICT", `run ${id} is a fork of the deleted run ${run.forkedFromRunId}: restore both in one call`);
   }
-  return ids;
+  return [...restoring];
 }
 
 /**

@@ -560,11 +560,12 @@ export interface SavedView extends SavedViewSummary {
  */
 export interface DeletionStore {
   /**
-   * Soft-deletes the runs (domain/deletion.ts planRunDeletion: each live and of the organization, else
-   * RUN_NOT_FOUND; a run with a live fork outside the list, CONFLICT). Returns their IDs. All or nothing.
+   * Soft-deletes the runs (domain/deletion.ts planRunDeletion: each of the organization, else
+   * RUN_NOT_FOUND; one in the trash already keeps its time; a run with a live fork outside the list,
+   * CONFLICT). Returns the named IDs, each once. All or nothing.
    */
   deleteRuns(orgId: string, runIds: number[], now: number): Promise<number[]>;
-  /** Brings runs back from the trash (domain/deletion.ts planRunRestore). Returns their IDs. All or nothing. */
+  /** Brings runs back from the trash (domain/deletion.ts planRunRestore; a live one stays as it is). Returns the named IDs, each once. All or nothing. */
   restoreRuns(orgId: string, runIds: number[], now: number): Promise<number[]>;
   /** A page of the organization's deleted runs (of one project when given), most recently deleted first; `total` counts them all. */
   listDeletedRuns(

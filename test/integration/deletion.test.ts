@@ -107,7 +107,11 @@ for (const target of BLOB_TARGETS) {
       assert.equal(board.body.total, 0, "the leaderboard leaves deleted runs out");
       assert.equal((await ingest(client, "metrics", run, toNdjson([{ step: 99, data: { x: 1 } }]))).status, 404, "writes answer 404");
       assert.equal((await client.post("/api/runs/status/update", { runId: run.runId, status: "COMPLETED" })).status, 404);
-      assert.equal((await client.post("/api/runs/delete", { runIds: [run.runId] })).status, 404, "deleting twice: not found");
+      const deletedAt = clock.now();
+      clock.advance(1000);
+      assert.equal((await client.post("/api/runs/delete", { runIds: [run.runId] })).status, 200, "deleting twice is fine");
+      const firstTime = (await client.get("/api/runs/trash", { projectName: "vision" })).body.runs[0].deletedAt;
+      assert.equal(Date.parse(firstTime), deletedAt, "and keeps the first deletion's time (and purge date)");
       const projects = await client.get("/api/runs/projects");
       assert.equal(projects.body.projects.find((p: { name: string }) => p.name === "vision").runCount, 1);
 
@@ -121,7 +125,11 @@ for (const target of BLOB_TARGETS) {
       assert.deepEqual(restored.body, { restored: [run.runId] });
       assert.equal((await details(client, run.runId)).status, 200);
       assert.equal((await client.get("/api/runs/trash", { projectName: "vision" })).body.total, 0);
-      assert.equal((await client.post("/api/runs/restore", { runIds: [run.runId] })).status, 404, "a live run is not in the trash");
+      assert.deepEqual(
+        (await client.post("/api/runs/restore", { runIds: [run.runId] })).body,
+        { restored: [run.runId] },
+        "restoring a live run changes nothing",
+      );
     });
 
     it("refuses deleting a run that a live fork reads; deletes both in one call; restores a fork only with its parent", async () => {

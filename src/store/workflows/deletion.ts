@@ -44,16 +44,17 @@ export function* deleteRuns(orgId: string, runIds: number[], now: number): Delet
   const found = yield* perform("runsForChange", orgId, ids);
   const forks = yield* perform("liveForksOf", orgId, ids);
   const deleting = planRunDeletion(runIds, found, forks);
-  yield* perform("setRunsDeletedAt", deleting, now, now);
-  return deleting;
+  if (deleting.length > 0) yield* perform("setRunsDeletedAt", deleting, now, now);
+  return ids;
 }
 
 /** Store.restoreRuns. */
 export function* restoreRuns(orgId: string, runIds: number[], now: number): DeletionWorkflow<number[]> {
-  const found = yield* perform("runsForChange", orgId, [...new Set(runIds)]);
+  const ids = [...new Set(runIds)];
+  const found = yield* perform("runsForChange", orgId, ids);
   const restoring = planRunRestore(runIds, found);
-  yield* perform("setRunsDeletedAt", restoring, null, now);
-  return restoring;
+  if (restoring.length > 0) yield* perform("setRunsDeletedAt", restoring, null, now);
+  return ids;
 }
 
 /**
