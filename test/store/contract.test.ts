@@ -3,6 +3,7 @@ import type { Store } from "../../src/store/store.js";
 import { accountContract } from "./contract/accounts.js";
 import { BACKENDS } from "./contract/backends.js";
 import { copyContract } from "./contract/copy.js";
+import { deletionContract } from "./contract/deletion.js";
 import { fileContract } from "./contract/files.js";
 import { isolationContract } from "./contract/isolation.js";
 import { loggedModelContract } from "./contract/logged-models.js";
@@ -42,6 +43,7 @@ for (const backend of BACKENDS) {
     describe("ModelRegistryStore: MLflow's model registry", () => modelRegistryContract(store));
     describe("LoggedModelStore: MLflow 3's logged models", () => loggedModelContract(store));
     describe("SavedViewStore: saved views of a project's page", () => savedViewContract(store));
+    describe("DeletionStore: the trash, the purge and retention", () => deletionContract(store));
     describe("organization isolation, across the interfaces", () => isolationContract(store));
     // These open stores of their own: they need empty ones, or two.
     describe("SharedStateStore: state shared by processes", () => sharedStateContract(backend));

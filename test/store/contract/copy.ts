@@ -101,6 +101,11 @@ async function populate(s: Store): Promise<{ orgId: string; runId: number; forkI
   await s.updateLoggedModel(org.id, modelId, (m) => ({ ...m, status: "READY" }), T0 + 7);
   // A saved view of the run's project.
   await s.createSavedView(org.id, run.projectId, { name: "losses", stateText: '{"layout":{"cap":50},"hiddenRuns":[1]}' }, T0 + 8);
+  await s.setRetentionPolicy(org.id, run.projectId, { maxAgeDays: 30, excludeTag: "keep" }, T0 + 8);
+  // A purged run whose file bytes are still to remove (blob_purges).
+  const { run: purged } = await s.createRun(org.id, runInput({ projectName: "purged", name: "gone" }), ACTOR);
+  await s.deleteRuns(org.id, [purged.id], T0 + 8);
+  assert.ok(await s.purgeRun(purged.id, T0 + 8, T0 + 9));
   return { orgId: org.id, runId: run.id, forkId: fork.run.id };
 }
 
