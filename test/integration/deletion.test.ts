@@ -132,6 +132,28 @@ for (const target of BLOB_TARGETS) {
       );
     });
 
+    it("is one deletion with MLflow's: each side sees the other's deletes, and its restores", async () => {
+      const run = await client.createRun({ projectName: "both-protocols" });
+      const experimentId = String(
+        (await client.get("/api/runs/projects")).body.projects.find((p: { name: string }) => p.name === "both-protocols").id,
+      );
+      const mlflowId = (await client.post("/api/2.0/mlflow/runs/search", { experiment_ids: [experimentId] })).body.runs[0].info.run_id;
+      const stage = async () => (await client.get("/api/2.0/mlflow/runs/get", { run_id: mlflowId })).body.run.info.lifecycle_stage;
+      assert.equal((await client.post("/api/runs/delete", { runIds: [run.runId] })).status, 200);
+      assert.equal(await stage(), "deleted", "MLflow's client sees Stepwise's delete");
+      assert.equal((await client.post("/api/2.0/mlflow/runs/restore", { run_id: mlflowId })).status, 200);
+      assert.equal((await details(client, run.runId)).status, 200, "and Stepwise MLflow's restore");
+      assert.equal((await client.post("/api/2.0/mlflow/runs/delete", { run_id: mlflowId })).status, 200);
+      assert.equal((await details(client, run.runId)).status, 404, "an MLflow-deleted run leaves Stepwise's reads");
+      assert.ok(
+        (await client.get("/api/runs/trash", { projectName: "both-protocols" })).body.runs.some(
+          (r: { runId: number }) => r.runId === run.runId,
+        ),
+      );
+      assert.equal((await client.post("/api/runs/restore", { runIds: [run.runId] })).status, 200);
+      assert.equal(await stage(), "active");
+    });
+
     it("refuses deleting a run that a live fork reads; deletes both in one call; restores a fork only with its parent", async () => {
       const parent = await client.createRun({ projectName: "forks" });
       await logMetrics(client, parent, 20);
