@@ -103,6 +103,8 @@ export const PURGER_LEASE = "deleted-purger";
 
 /** A round an hour: deletion's grace period is counted in days. */
 export const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+/** A round gives SQLite's freed pages back for at most this long; what is left is reused by writes, or given back next round. */
+const RECLAIM_BUDGET_MS = 2000;
 /** A round may take long (a project of many runs): the holder renews the lease after every run. */
 const PURGE_LEASE_TTL_MS = 10 * 60 * 1000;
 
@@ -119,7 +121,7 @@ export function startPurgeMonitor(deps: PurgeDeps & { retentionMs: number }, log
     const report = await purgeRound(deps, deps.retentionMs, () => {
       store.tryAcquireLease(PURGER_LEASE, holderId, clock.now(), PURGE_LEASE_TTL_MS).catch(() => undefined);
     });
-    if (report.runs + report.projects > 0) await store.reclaimSpace({ rewrite: false });
+    if (report.runs + report.projects > 0) await store.reclaimSpace({ rewrite: false, budgetMs: RECLAIM_BUDGET_MS });
     if (report.runs + report.projects + report.retired > 0) log.info({ ...report }, "purged deleted runs and projects");
     return report;
   };

@@ -45,11 +45,15 @@ export interface StoreConnection {
   /**
    * Gives the space of deleted rows back to the file system where the engine can do so without
    * rewriting the database (SQLite in auto_vacuum=INCREMENTAL mode: incremental_vacuum in short
-   * steps), or, with `rewrite`, once by rewriting it (SQLite's VACUUM, which also switches an older
-   * database to incremental mode). PostgreSQL reuses the space of deleted rows itself (autovacuum)
-   * and is left as it is. Returns the database's size in bytes before and after.
+   * steps, for at most `budgetMs`), or, with `rewrite`, at once by rewriting it (SQLite's VACUUM, which
+   * also switches an older database to incremental mode). PostgreSQL reuses the space of deleted rows
+   * itself (autovacuum) and is left as it is. Returns the database's size in bytes before and after,
+   * and the bytes still free inside it (reused by later writes).
    */
-  reclaimSpace(options: { rewrite: boolean }): Promise<{ bytesBefore: number; bytesAfter: number }>;
+  reclaimSpace(options: {
+    rewrite: boolean;
+    budgetMs: number;
+  }): Promise<{ bytesBefore: number; bytesAfter: number; freeBytesLeft: number }>;
 }
 
 /** Organizations, users and API keys (docs/semantics.md). */

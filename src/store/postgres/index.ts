@@ -26,7 +26,7 @@ export async function openPostgresStore(url: string, options: PoolOptions = {}):
       },
       async reclaimSpace() {
         const size = (await row<{ n: number }>(pool, "SELECT pg_database_size(current_database()) AS n"))!.n;
-        return { bytesBefore: size, bytesAfter: size };
+        return { bytesBefore: size, bytesAfter: size, freeBytesLeft: 0 };
       },
       /** Closing twice is harmless, as with the SQLite store (shutdown and tests may both close). */
       async close() {

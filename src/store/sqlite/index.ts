@@ -65,9 +65,9 @@ export function openSqliteStore(dataDir: string, options: { busyTimeoutMs?: numb
         s.get("SELECT 1 FROM schema_migrations LIMIT 1").get();
         write(() => undefined);
       },
-      async reclaimSpace({ rewrite }) {
+      async reclaimSpace({ rewrite, budgetMs }) {
         await metricWrites.idle();
-        return reclaimSqliteSpace(db, rewrite);
+        return reclaimSqliteSpace(db, rewrite, budgetMs);
       },
       async close() {
         await metricWrites.idle();
