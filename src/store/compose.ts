@@ -129,7 +129,7 @@ const TRANSACTIONS = {
   listPurgeableProjects: "statement",
   purgeProject: "transaction",
   getRetentionPolicy: "statement",
-  setRetentionPolicy: "statement",
+  setRetentionPolicy: "transaction",
   listRetentionPolicies: "statement",
   retireRuns: "transaction",
   exportRows: "statement",
