@@ -305,5 +305,19 @@ for (const target of BLOB_TARGETS) {
         "a purged project's name is free again",
       );
     });
+
+    it("the server's own round, under its lease, purges what its --deleted-retention makes due, and nothing earlier", async () => {
+      const run = await client.createRun({ projectName: "hourly" });
+      await uploadFiles(client, run, 1, 1000);
+      assert.equal((await client.post("/api/runs/delete", { runIds: [run.runId] })).status, 200);
+      clock.advance(29 * DAY_MS);
+      assert.equal((await test.server.purgeMonitor.purge())?.runs, 0, "29 days after the delete: still restorable");
+      assert.equal((await client.get("/api/runs/trash", { projectName: "hourly" })).body.total, 1);
+      clock.advance(2 * DAY_MS);
+      const report = await test.server.purgeMonitor.purge();
+      assert.equal(report?.runs, 1);
+      assert.equal(report?.fileObjects, 1);
+      assert.equal((await client.post("/api/runs/restore", { runIds: [run.runId] })).status, 404, "purged for good");
+    });
   });
 }
