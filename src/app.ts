@@ -24,6 +24,7 @@ import { runDetailRoutes } from "./http/routes/run-details.js";
 import { runWriteRoutes } from "./http/routes/runs.js";
 import { savedViewRoutes } from "./http/routes/saved-views.js";
 import { alertRoutes } from "./http/routes/alerts.js";
+import { deletionRoutes } from "./http/routes/deletion.js";
 import { FieldFilterTerm, RunFilterGrammar } from "./http/schemas/run-list.js";
 import { rejectIllFormedText, rejectNonFiniteNumbers, requestIdOf, requestLogFields } from "./http/request-guards.js";
 import { pageNotFound, webUiRoutes } from "./http/web-ui.js";
@@ -105,6 +106,7 @@ export async function buildApp(deps: AppDeps, services: Services = createService
     await api.register(modelRoutes(routeDeps));
     await api.register(savedViewRoutes(routeDeps));
     await api.register(alertRoutes(routeDeps));
+    await api.register(deletionRoutes(routeDeps));
     await api.register(mlflowRoutes(routeDeps));
   });
   return app;

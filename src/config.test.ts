@@ -12,6 +12,7 @@ describe("loadConfig", () => {
       port: 8080,
       publicUrl: "",
       staleAfterMs: 15 * 60_000,
+      deletedRetentionMs: 30 * 86_400_000,
       logLevel: "info",
       keepAliveTimeoutMs: 72_000,
       maxUploadBytes: 5 * 1024 ** 3,

@@ -13,6 +13,8 @@ export interface Config {
   readonly publicUrl: string;
   /** A RUNNING run silent for longer than this becomes FAILED; 0 disables the monitor. */
   readonly staleAfterMs: number;
+  /** How long deleted runs and projects stay in the trash (restorable) before the purge removes them; 0 purges at the next round. */
+  readonly deletedRetentionMs: number;
   readonly logLevel: string;
   /** Keep-alive above the 60 s idle timeout of common client pools, so the server never closes first. */
   readonly keepAliveTimeoutMs: number;
@@ -108,6 +110,14 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: "15m",
     doc: "Mark RUNNING runs without heartbeat for this long as FAILED (e.g. 900s, 15m, 2h); 0 disables.",
     parse: (v) => parseDuration(v, "stale-after"),
+  },
+  {
+    key: "deletedRetentionMs",
+    flag: "--deleted-retention",
+    env: "STEPWISE_DELETED_RETENTION",
+    default: "30d",
+    doc: "Keep deleted runs and projects restorable this long, then purge their rows and files (e.g. 7d, 30d); 0 purges at the next hourly round.",
+    parse: (v) => parseDuration(v, "deleted-retention"),
   },
   {
     key: "logLevel",

@@ -10,6 +10,7 @@ import { countingStoreErrors } from "./observability/store-errors.js";
 import { bootstrap } from "./services/accounts.js";
 import { type AlertBackground, startAlertBackground } from "./services/alert-monitor.js";
 import { createServices, type Services } from "./services/services.js";
+import { startPurgeMonitor, type PurgeMonitor } from "./services/purge.js";
 import { startStaleRunMonitor, type StaleRunMonitor } from "./services/stale-runs.js";
 import { openConfiguredStore } from "./store/open.js";
 import type { Store } from "./store/store.js";
@@ -24,6 +25,8 @@ export interface RunningServer {
   staleMonitor: StaleRunMonitor;
   /** The delivery worker and the stalled check (services/alert-monitor.ts). */
   alerts: AlertBackground;
+  /** The hourly purge of deleted runs and projects past --deleted-retention (services/purge.ts). */
+  purgeMonitor: PurgeMonitor;
   /** The key created on first start of an empty data directory; undefined otherwise. */
   bootstrapKey: string | undefined;
   /**
@@ -76,12 +79,14 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
         for (const runId of runIds) await evaluator.afterStatus(runId, "FAILED");
       })();
     });
+    const purgeMonitor = startPurgeMonitor({ store, blobs, clock, retentionMs: config.deletedRetentionMs }, app.log);
     const url = config.host.includes(":") ? address : address.replace("0.0.0.0", "127.0.0.1");
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
         await staleMonitor.stop();
         await alerts.stop();
+        await purgeMonitor.stop();
         const cutOff = setTimeout(() => {
           app.log.warn("shutdown timeout reached: cutting the requests still in flight");
           app.server.closeAllConnections();
@@ -94,7 +99,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
         blobs.close();
         await store.close();
       })());
-    return { url, app, store, metrics, staleMonitor, alerts, bootstrapKey, close };
+    return { url, app, store, metrics, staleMonitor, alerts, purgeMonitor, bootstrapKey, close };
   } catch (error) {
     await app.close();
     blobs.close();

@@ -12,6 +12,15 @@ export interface BlobRef {
   fileId: number;
 }
 
+/** The blobs of one run. */
+export type RunBlobsRef = Omit<BlobRef, "fileId">;
+
+/** What removing blobs freed. */
+export interface FreedBlobs {
+  objects: number;
+  bytes: number;
+}
+
 /**
  * Where file bytes live: the data directory (local.ts) or an S3-compatible bucket (s3.ts).
  */
@@ -28,6 +37,12 @@ export interface BlobStore {
   size(ref: BlobRef): Promise<number | undefined>;
   /** Removes the blob; removing one that is not there is fine. */
   delete(ref: BlobRef): Promise<void>;
+  /**
+   * Removes every blob of the run, those no file record names too (an upload whose record went
+   * first), and says how many there were and their bytes. Removing a run with none is fine, so a
+   * purge interrupted halfway is finished by calling it again.
+   */
+  deleteRun(ref: RunBlobsRef): Promise<FreedBlobs>;
   /** Whether the store can be used (at start and for the readiness check); throws a message that says what is wrong. */
   check(): Promise<void>;
   /** Releases connections; the server calls it once, after its last request. */

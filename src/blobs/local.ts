@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { createReadStream, createWriteStream, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
-import { access, open, rename, rm, stat } from "node:fs/promises";
+import { access, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { constants } from "node:fs";
 import { dirname, join } from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { type BlobRef, BlobTooLargeError, type BlobStore } from "./blob-store.js";
+import { type BlobRef, BlobTooLargeError, type BlobStore, type FreedBlobs, type RunBlobsRef } from "./blob-store.js";
 
 /**
  * Blobs as files at `<dataDir>/files/<run ID>/<file ID>` (IDs are unique in the data directory, so
@@ -82,6 +82,21 @@ export class LocalBlobStore implements BlobStore {
 
   async delete(ref: BlobRef): Promise<void> {
     await rm(this.pathOf(ref), { force: true });
+  }
+
+  async deleteRun(ref: RunBlobsRef): Promise<FreedBlobs> {
+    const directory = this.pathOf({ ...ref, fileId: 1 }).replace(/[0-9]+$/, "");
+    let names: string[];
+    try {
+      names = await readdir(directory);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { objects: 0, bytes: 0 };
+      throw error;
+    }
+    let bytes = 0;
+    for (const name of names) bytes += (await stat(join(directory, name)).catch(() => ({ size: 0 }))).size;
+    await rm(directory, { recursive: true, force: true });
+    return { objects: names.length, bytes };
   }
 
   async check(): Promise<void> {

@@ -11,7 +11,7 @@ import {
 import { Upload } from "@aws-sdk/lib-storage";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { Transform, type Readable } from "node:stream";
-import { type BlobRef, type BlobStore, BlobTooLargeError, type DirectBlobUrls } from "./blob-store.js";
+import { type BlobRef, type BlobStore, BlobTooLargeError, type DirectBlobUrls, type FreedBlobs, type RunBlobsRef } from "./blob-store.js";
 
 export interface S3Options {
   bucket: string;
@@ -194,6 +194,31 @@ export class S3BlobStore implements BlobStore {
 
   async delete(ref: BlobRef): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.keyOf(ref) }));
+  }
+
+  /** Lists the run's keys a page (up to 1,000) at a time and deletes each page's objects, LOOKUP_CONCURRENCY at once. */
+  async deleteRun(ref: RunBlobsRef): Promise<FreedBlobs> {
+    const prefix = this.runPrefixOf({ ...ref, fileId: 1 });
+    const freed = { objects: 0, bytes: 0 };
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.options.bucket, Prefix: prefix, ContinuationToken: token }),
+      );
+      const objects = page.Contents ?? [];
+      let next = 0;
+      const worker = async () => {
+        while (next < objects.length) {
+          const object = objects[next++]!;
+          await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: object.Key! }));
+          freed.objects += 1;
+          freed.bytes += object.Size ?? 0;
+        }
+      };
+      await Promise.all(Array.from({ length: LOOKUP_CONCURRENCY }, worker));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return freed;
   }
 
   /** Reaches the bucket, and says what is wrong when it cannot: no credentials, bad ones, no bucket, wrong endpoint. */

@@ -6,6 +6,7 @@ import { backupCommand } from "./commands/backup.js";
 import { configCommand } from "./commands/config.js";
 import { copyCommand } from "./commands/copy.js";
 import { copyFilesCommand } from "./commands/copy-files.js";
+import { gcCommand } from "./commands/gc.js";
 import { keysCommand } from "./commands/keys.js";
 import { orgsCommand } from "./commands/orgs.js";
 import { restoreCommand } from "./commands/restore.js";
@@ -21,6 +22,7 @@ const COMMANDS = new Map<string, Command>([
   ["copy-files", copyFilesCommand],
   ["backup", backupCommand],
   ["restore", restoreCommand],
+  ["gc", gcCommand],
 ]);
 
 function mainHelp(): string {

@@ -7,6 +7,7 @@ import { MlflowRegistry } from "./mlflow-registry.js";
 import { MlflowLoggedModels } from "./mlflow-logged-models.js";
 import { MlflowRuns } from "./mlflow-runs.js";
 import { RunLifecycle } from "./runs.js";
+import { DeletionService } from "./deletion.js";
 
 export type { ServiceDeps };
 
@@ -27,6 +28,8 @@ export interface Services {
   mlflowLoggedModels: MlflowLoggedModels;
   /** Alert destinations, rules, events and deliveries, and the evaluator the writes above call. */
   alerts: AlertService;
+  /** Delete and restore runs and projects, the trash, retention policies. */
+  deletion: DeletionService;
 }
 
 /** The services of one application (src/app.ts builds them once, so state such as upload turns is shared by every route). */
@@ -43,5 +46,6 @@ export function createServices(deps: ServiceDeps): Services {
     mlflowRegistry: new MlflowRegistry(deps),
     mlflowRuns: new MlflowRuns(deps, runs, ingest),
     mlflowLoggedModels: new MlflowLoggedModels(deps),
+    deletion: new DeletionService(deps),
   };
 }

@@ -57,7 +57,7 @@ export const ALERT_SQL = {
   stalledCandidates: `SELECT ${RULE_COLUMNS}, u.id AS run_id, u.name AS run_name, u.status, u.heartbeat_at, s.active, s.streak
     ${RULE_FROM} JOIN runs u ON u.project_id = r.project_id
     LEFT JOIN alert_states s ON s.rule_id = r.id AND s.run_id = u.id
-    WHERE r.kind = 'stalled' AND r.enabled = 1 AND (u.status = 'RUNNING' OR s.active = 1) ORDER BY r.id, u.id`,
+    WHERE r.kind = 'stalled' AND r.enabled = 1 AND u.deleted_at IS NULL AND (u.status = 'RUNNING' OR s.active = 1) ORDER BY r.id, u.id`,
 
   listEvents: `SELECT ${EVENT_COLUMNS} FROM alert_events e JOIN runs u ON u.id = e.run_id JOIN projects p ON p.id = e.project_id
     WHERE e.org_id = ? AND e.project_id = ? AND (CAST(? AS BIGINT) IS NULL OR e.run_id = ?) AND (CAST(? AS BIGINT) IS NULL OR e.id < ?)

@@ -10,6 +10,8 @@ import * as mlflow from "./workflows/mlflow.js";
 import type { MlflowOperations } from "./workflows/mlflow.js";
 import * as registry from "./workflows/model-registry.js";
 import type { ModelRegistryOperations } from "./workflows/model-registry.js";
+import * as deletion from "./workflows/deletion.js";
+import type { DeletionOperations } from "./workflows/deletion.js";
 import * as lifecycle from "./workflows/run-lifecycle.js";
 import type { RunLifecycleOperations } from "./workflows/run-lifecycle.js";
 import * as savedViews from "./workflows/saved-views.js";
@@ -138,6 +140,20 @@ const TRANSACTIONS = {
   hasDueAlertDeliveries: "statement",
   claimAlertDeliveries: "transaction",
   finishAlertDelivery: "statement",
+  deleteRuns: "transaction",
+  restoreRuns: "transaction",
+  listDeletedRuns: "statement",
+  listDeletedProjects: "statement",
+  listPurgeableRuns: "statement",
+  purgeRun: "transaction",
+  listBlobPurges: "statement",
+  deleteBlobPurge: "statement",
+  listPurgeableProjects: "statement",
+  purgeProject: "transaction",
+  getRetentionPolicy: "statement",
+  setRetentionPolicy: "transaction",
+  listRetentionPolicies: "statement",
+  retireRuns: "transaction",
   exportRows: "statement",
   importRows: "transaction",
   countRows: "statement",
@@ -154,7 +170,8 @@ export type Operations = AccountOperations &
   MetricReadOperations &
   MetricWriteOperations &
   SavedViewOperations &
-  AlertOperations;
+  AlertOperations &
+  DeletionOperations;
 
 /** Store methods written once as workflows (src/store/workflows/): a backend implements their operations, not them. */
 const WORKFLOWS = {
@@ -211,6 +228,11 @@ const WORKFLOWS = {
   listRunMetricSummaries: metricReads.listRunMetricSummaries,
   listRunLastValues: metricReads.listRunLastValues,
   listMetricNames: metricReads.listMetricNames,
+  deleteRuns: deletion.deleteRuns,
+  restoreRuns: deletion.restoreRuns,
+  purgeRun: deletion.purgeRun,
+  purgeProject: deletion.purgeProject,
+  retireRuns: deletion.retireRuns,
 } satisfies { [K in StoreMethod]?: (...args: Parameters<Store[K]>) => Workflow<Awaited<ReturnType<Store[K]>>, Operations> };
 
 type BackendMethod = Exclude<StoreMethod, keyof typeof WORKFLOWS>;
@@ -258,6 +280,7 @@ export function composeStore<C>(backend: Backend<C>): Store {
   return {
     ...Object.fromEntries(methods),
     ping: () => backend.connection.ping(),
+    reclaimSpace: (options) => backend.connection.reclaimSpace(options),
     close: () => backend.connection.close(),
     ...(backend.connection.poolUse ? { poolUse: backend.connection.poolUse } : {}),
   } as Store;

@@ -290,6 +290,16 @@ export const COPY_TABLES: readonly CopyTable[] = [
     delivered_at: "integer",
     created_at: "integer",
   }),
+  t("retention_policies", ["project_id"], {
+    project_id: "integer",
+    org_id: "text",
+    max_age_days: "integer",
+    exclude_tag: "text",
+    updated_at: "integer",
+  }),
+  // Runs purged on the source whose file bytes are still to remove: copied with the files
+  // (`stepwise copy-files`), they are the target's to remove at its next purge.
+  t("blob_purges", ["run_id"], { run_id: "integer", org_id: "text", project_id: "integer", queued_at: "integer" }),
   // The URL-signing secret: signed URLs given out by the source stay valid on the target.
   t("secrets", ["name"], { name: "text", value: "blob", created_at: "integer" }),
 ];

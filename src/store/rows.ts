@@ -99,7 +99,7 @@ export interface MlflowProjectRow extends ProjectWithCountRow {
 }
 
 const PROJECT_WITH_COUNT_COLUMNS = `p.id, p.name, p.run_prefix, p.created_at, p.updated_at,
-         (SELECT count(*) FROM runs r WHERE r.project_id = p.id) AS run_count, p.deleted_at`;
+         (SELECT count(*) FROM runs r WHERE r.project_id = p.id AND r.deleted_at IS NULL) AS run_count, p.deleted_at`;
 
 const projectFields = (row: ProjectWithCountRow): Project => ({
   id: row.id,

@@ -11,6 +11,7 @@ import type { Point, SampledPoint } from "../domain/sampling.js";
 import type { CopyRow, CopyValue } from "./copy-tables.js";
 import type { LoggedModelStatus } from "../domain/mlflow/logged-model-status.js";
 import type { PoolUse } from "../observability/metrics.js";
+import type { RetentionPolicy } from "../domain/deletion.js";
 
 /**
  * The storage contract, one interface per aggregate (docs/architecture.md, "Storage"). Both backends
@@ -37,6 +38,7 @@ export interface Store
     SharedStateStore,
     SavedViewStore,
     AlertStore,
+    DeletionStore,
     CopyStore {}
 
 export interface StoreConnection {
@@ -45,6 +47,18 @@ export interface StoreConnection {
   close(): Promise<void>;
   /** A store on a pool of database connections (PostgreSQL) says how it is used, for GET /metrics. */
   poolUse?(): PoolUse;
+  /**
+   * Gives the space of deleted rows back to the file system where the engine can do so without
+   * rewriting the database (SQLite in auto_vacuum=INCREMENTAL mode: incremental_vacuum in short
+   * steps, for at most `budgetMs`), or, with `rewrite`, at once by rewriting it (SQLite's VACUUM, which
+   * also switches an older database to incremental mode). PostgreSQL reuses the space of deleted rows
+   * itself (autovacuum) and is left as it is. Returns the database's size in bytes before and after,
+   * and the bytes still free inside it (reused by later writes).
+   */
+  reclaimSpace(options: {
+    rewrite: boolean;
+    budgetMs: number;
+  }): Promise<{ bytesBefore: number; bytesAfter: number; freeBytesLeft: number }>;
 }
 
 /** Organizations, users and API keys (docs/semantics.md). */
@@ -544,6 +558,101 @@ export interface SavedViewSummary {
 
 export interface SavedView extends SavedViewSummary {
   stateText: string;
+}
+
+/**
+ * Deletion, the trash, the purge and retention (docs/semantics.md, "Deletion"). A deleted run or
+ * project has its `deleted_at` set (the column MLflow's deletes set too) and leaves every read of
+ * RunStore, ProjectStore, MetricStore's project reads and FileStore.getFile at once; the purge
+ * removes its rows (across organizations: it is the operator's, never a request's) once
+ * `deleted_at` is at or before a cutoff.
+ */
+export interface DeletionStore {
+  /**
+   * Soft-deletes the runs (domain/deletion.ts planRunDeletion: each of the organization, else
+   * RUN_NOT_FOUND; one in the trash already keeps its time; a run with a live fork outside the list,
+   * CONFLICT). Returns the named IDs, each once. All or nothing.
+   */
+  deleteRuns(orgId: string, runIds: number[], now: number): Promise<number[]>;
+  /** Brings runs back from the trash (domain/deletion.ts planRunRestore; a live one stays as it is). Returns the named IDs, each once. All or nothing. */
+  restoreRuns(orgId: string, runIds: number[], now: number): Promise<number[]>;
+  /** A page of the organization's deleted runs (of one project when given), most recently deleted first; `total` counts them all. */
+  listDeletedRuns(
+    orgId: string,
+    projectId: number | undefined,
+    page: { limit: number; offset: number },
+  ): Promise<{ runs: DeletedRun[]; total: number }>;
+  /** The organization's deleted projects, most recently deleted first. */
+  listDeletedProjects(orgId: string): Promise<DeletedProject[]>;
+  /**
+   * Up to `limit` deleted runs of any organization whose deleted_at is at or before `cutoff` and that
+   * no run forks (a fork is purged first; a live fork keeps its parent), highest ID first.
+   */
+  listPurgeableRuns(cutoff: number, limit: number): Promise<PurgeTarget[]>;
+  /**
+   * Removes every row of the run (points, summaries, chunks, console lines, data rows, files' records,
+   * history, alerts, log names; MLflow's logged models keep their record without it) and the run,
+   * and queues its file bytes (listBlobPurges) in the same transaction. Checks again, under the lock,
+   * that it is still deleted at or before `cutoff` and unforked; undefined (nothing done) when not.
+   */
+  purgeRun(runId: number, cutoff: number, now: number): Promise<PurgedRun | undefined>;
+  /** Runs whose rows are purged and whose file bytes are still to remove, oldest first. */
+  listBlobPurges(limit: number): Promise<PurgeTarget[]>;
+  /** The run's bytes are gone: forget it. */
+  deleteBlobPurge(runId: number): Promise<void>;
+  /** Up to `limit` projects deleted at or before `cutoff` that have no run left, of any organization. */
+  listPurgeableProjects(cutoff: number, limit: number): Promise<{ projectId: number; orgId: string }[]>;
+  /** Removes the project's rows (metric names, saved views, logged models, retention policy) and the project; false when it no longer qualifies. */
+  purgeProject(projectId: number, cutoff: number): Promise<boolean>;
+  /** The live project's retention policy, or undefined when it has none (or is not the organization's). */
+  getRetentionPolicy(orgId: string, projectId: number): Promise<StoredRetentionPolicy | undefined>;
+  /** Sets (or, with null, removes) the live project's policy; false when the organization has no such live project. */
+  setRetentionPolicy(orgId: string, projectId: number, policy: RetentionPolicy | null, now: number): Promise<boolean>;
+  /** Every policy of every live project: what the periodic purge applies. */
+  listRetentionPolicies(): Promise<(StoredRetentionPolicy & { orgId: string; projectId: number })[]>;
+  /**
+   * The runs the project's policy deletes at `now` (domain/deletion.ts runsToRetire), ascending; with
+   * `apply`, soft-deletes them in the same transaction. [] when the project has no policy.
+   */
+  retireRuns(orgId: string, projectId: number, now: number, apply: boolean): Promise<number[]>;
+}
+
+export interface StoredRetentionPolicy extends RetentionPolicy {
+  updatedAt: number;
+}
+
+/** A run in the trash. */
+export interface DeletedRun {
+  id: number;
+  projectId: number;
+  projectName: string;
+  name: string;
+  displayId: string;
+  status: RunStatus;
+  deletedAt: number;
+  /** Whether it was deleted with its project (restore the project to restore it). */
+  projectDeleted: boolean;
+}
+
+/** A project in the trash, with every run it holds. */
+export interface DeletedProject {
+  id: number;
+  name: string;
+  deletedAt: number;
+  runCount: number;
+}
+
+/** What the purge names of a run: enough to find its file bytes (src/blobs) once its rows are gone. */
+export interface PurgeTarget {
+  runId: number;
+  orgId: string;
+  projectId: number;
+}
+
+/** What purging a run removed. */
+export interface PurgedRun extends PurgeTarget {
+  points: number;
+  files: number;
 }
 
 /** Bulk copy between stores (`stepwise copy`): rows of the tables in src/store/copy-tables.ts, by table name. */

@@ -64,6 +64,20 @@ for (const backend of BLOB_BACKENDS) {
       await blobs.delete(ref);
     });
 
+    it("deletes every blob of a run, saying how many and their bytes, and nothing of another run", async () => {
+      const orgId = "0b6c7e2a-1f1e-4a52-9d7e-6f4f0f1c2d3e";
+      const runRef = { orgId, projectId: 4, runId: 9000 + nextId++ };
+      const otherRef = { orgId, projectId: 4, runId: 9000 + nextId++, fileId: nextId++ };
+      const files = [nextId++, nextId++, nextId++].map((fileId) => ({ ...runRef, fileId }));
+      for (const [index, ref] of files.entries())
+        await opened.blobs.write(ref, Readable.from([Buffer.alloc(1000 * (index + 1), 1)]), 1 << 20);
+      await opened.blobs.write(otherRef, Readable.from([Buffer.from("kept")]), 1 << 20);
+      assert.deepEqual(await opened.blobs.deleteRun(runRef), { objects: 3, bytes: 6000 });
+      for (const ref of files) assert.equal(await opened.blobs.size(ref), undefined);
+      assert.equal(await opened.blobs.size(otherRef), 4, "another run's blob stays");
+      assert.deepEqual(await opened.blobs.deleteRun(runRef), { objects: 0, bytes: 0 }, "again: nothing left, no error");
+    });
+
     it("keeps blobs of different files apart", async () => {
       const { blobs } = opened;
       const a = newRef();

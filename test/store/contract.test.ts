@@ -4,6 +4,7 @@ import { accountContract } from "./contract/accounts.js";
 import { alertContract } from "./contract/alerts.js";
 import { BACKENDS } from "./contract/backends.js";
 import { copyContract } from "./contract/copy.js";
+import { deletionContract } from "./contract/deletion.js";
 import { fileContract } from "./contract/files.js";
 import { isolationContract } from "./contract/isolation.js";
 import { loggedModelContract } from "./contract/logged-models.js";
@@ -44,6 +45,7 @@ for (const backend of BACKENDS) {
     describe("LoggedModelStore: MLflow 3's logged models", () => loggedModelContract(store));
     describe("SavedViewStore: saved views of a project's page", () => savedViewContract(store));
     describe("AlertStore: alert destinations, rules, states, events and deliveries", () => alertContract(store));
+    describe("DeletionStore: the trash, the purge and retention", () => deletionContract(store));
     describe("organization isolation, across the interfaces", () => isolationContract(store));
     // These open stores of their own: they need empty ones, or two.
     describe("SharedStateStore: state shared by processes", () => sharedStateContract(backend));

@@ -158,4 +158,10 @@ export const api = {
   updateView: (viewId: number, change: { name?: string; state?: object }) =>
     request<T.SavedView>("PATCH", `/api/runs/views/${viewId}`, change),
   deleteView: (viewId: number) => request<T.Success>("DELETE", `/api/runs/views/${viewId}`),
+  /** Deletion (docs/api.md, "Deletion and retention"): to the trash at once, restorable until the purge. */
+  deleteRuns: (runIds: number[]) => post<T.DeletedRuns>("/api/runs/delete", { runIds }),
+  restoreRuns: (runIds: number[]) => post<T.RestoredRuns>("/api/runs/restore", { runIds }),
+  deleteProject: (projectName: string) => post<T.DeletedProject>("/api/runs/projects/delete", { projectName }),
+  restoreProject: (projectName: string) => post<T.RestoredProject>("/api/runs/projects/restore", { projectName }),
+  trash: (projectName?: string) => get<T.Trash>("/api/runs/trash", { projectName, limit: 1000 }),
 };

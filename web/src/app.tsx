@@ -4,7 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { apiKey, onKeyRejected } from "./api.ts";
 import { ConnectionNotice } from "./components/common.tsx";
 import { parseMlflowLink } from "./lib/mlflow-links.ts";
-import { Link, modelsPath, navigate, useLocation } from "./router.tsx";
+import { Link, modelsPath, navigate, trashPath, useLocation } from "./router.tsx";
 import { ComparePage } from "./views/compare.tsx";
 import { LeaderboardPage } from "./views/leaderboard.tsx";
 import { MlflowLinkPage } from "./views/mlflow-link.tsx";
@@ -13,6 +13,7 @@ import { ProjectsPage } from "./views/projects.tsx";
 import { RunPage } from "./views/run.tsx";
 import { RunsPage } from "./views/runs.tsx";
 import { SignInPage } from "./views/sign-in.tsx";
+import { TrashPage } from "./views/trash.tsx";
 
 function Redirect({ to }: { to: string }) {
   useEffect(() => navigate(to, { replace: true }), [to]);
@@ -27,6 +28,10 @@ function View({ path, query, hash }: { path: string; query: URLSearchParams; has
   if (parts[0] === "models" && parts.length <= 2)
     return parts[1] === undefined ? <ModelsPage /> : <ModelPage key={parts[1]} name={parts[1]} />;
   if (parts.length === 0) return <Redirect to="/projects" />;
+  if (parts[0] === "trash" && parts.length === 1) {
+    const projectName = query.get("projectName") ?? undefined;
+    return <TrashPage key={projectName} projectName={projectName} />;
+  }
   if (parts[0] !== "projects") return <NotFound path={path} />;
   const [, projectName, section, runId] = parts;
   if (projectName === undefined) return <ProjectsPage />;
@@ -101,6 +106,7 @@ export function App() {
         <nav aria-label="Main">
           <Link href="/projects">Projects</Link>
           <Link href={modelsPath}>Models</Link>
+          <Link href={trashPath()}>Trash</Link>
         </nav>
         <button type="button" class="link" onClick={signOut}>
           Sign out

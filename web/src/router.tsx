@@ -85,4 +85,6 @@ export const runPath = (projectName: string, runId: number) => `${projectPath(pr
 export const comparePath = (projectName: string, runIds: number[]) => `${projectPath(projectName)}/compare?runIds=${runIds.join(",")}`;
 export const leaderboardPath = (projectName: string) => `${projectPath(projectName)}/leaderboard`;
 export const modelsPath = "/models";
+export const trashPath = (projectName?: string) =>
+  projectName === undefined ? "/trash" : `/trash?projectName=${encodeURIComponent(projectName)}`;
 export const modelPath = (name: string) => `${modelsPath}/${encodeURIComponent(name)}`;

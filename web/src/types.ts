@@ -29,6 +29,13 @@ import type { ListRunsQuery, ListRunsResponse } from "../../src/http/schemas/run
 import type { SweepQuery as SweepQuerySchema, SweepResponse } from "../../src/http/schemas/sweep.ts";
 import type { ViewListResponse, ViewResponse } from "../../src/http/schemas/saved-views.ts";
 import type {
+  DeleteProjectResponse,
+  DeleteRunsResponse,
+  RestoreProjectResponse,
+  RestoreRunsResponse,
+  TrashResponse,
+} from "../../src/http/schemas/deletion.ts";
+import type {
   AlertsResponse,
   ModelGraphResponse,
   RunDetails as RunDetailsSchema,
@@ -110,3 +117,9 @@ export type LoggedModel = ModelsOfRun["loggedModels"][number];
 export type SavedViewList = Static<typeof ViewListResponse>;
 export type SavedViewSummary = SavedViewList["views"][number];
 export type SavedView = Static<typeof ViewResponse>;
+export type DeletedRuns = Static<typeof DeleteRunsResponse>;
+export type RestoredRuns = Static<typeof RestoreRunsResponse>;
+export type DeletedProject = Static<typeof DeleteProjectResponse>;
+export type RestoredProject = Static<typeof RestoreProjectResponse>;
+export type Trash = Static<typeof TrashResponse>;
+export type TrashedRun = Trash["runs"][number];

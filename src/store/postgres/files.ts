@@ -4,7 +4,11 @@ import { row, rows, run, type Sql } from "./db.js";
 
 /** A file by ID whatever its organization: only signed URLs, whose signature names the ID, use it. */
 export async function getFile(sql: Sql, fileId: number): Promise<StoredFile | undefined> {
-  const found = await row<FileRow>(sql, `SELECT ${FILE_COLUMNS} FROM files f JOIN runs r ON r.id = f.run_id WHERE f.id = $1`, [fileId]);
+  const found = await row<FileRow>(
+    sql,
+    `SELECT ${FILE_COLUMNS} FROM files f JOIN runs r ON r.id = f.run_id WHERE f.id = $1 AND r.deleted_at IS NULL`,
+    [fileId],
+  );
   return found && toFile(found);
 }
 

@@ -17,3 +17,14 @@ export * from "./shared-state.js";
 export * from "./status.js";
 export { createLoggedModel, getLoggedModel, listLoggedModels } from "./logged-models.js";
 export { deleteSavedView, getSavedView, listSavedViews } from "./saved-views.js";
+export {
+  getRetentionPolicy,
+  listBlobPurges,
+  deleteBlobPurge,
+  listDeletedProjects,
+  listDeletedRuns,
+  listPurgeableProjects,
+  listPurgeableRuns,
+  listRetentionPolicies,
+  setRetentionPolicy,
+} from "./deletion.js";

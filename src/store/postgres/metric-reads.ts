@@ -98,7 +98,7 @@ export function metricReadOperations(sql: Sql): Async<MetricReadOperations> {
         sql,
         `SELECT r.id AS run, r.forked_from_run_id AS forked, ${METRIC_COLUMNS_OF_M}
          FROM runs r LEFT JOIN metrics m ON m.run_id = r.id AND m.log_name = $1
-         WHERE r.org_id = $2 AND r.project_id = $3 AND ($4::bigint[] IS NULL OR r.id = ANY($4::bigint[]))
+         WHERE r.org_id = $2 AND r.project_id = $3 AND r.deleted_at IS NULL AND ($4::bigint[] IS NULL OR r.id = ANY($4::bigint[]))
            AND (m.id IS NOT NULL OR r.forked_from_run_id IS NOT NULL)
          ORDER BY r.id`,
         [logName, orgId, projectId, runIds ?? null],
@@ -108,7 +108,7 @@ export function metricReadOperations(sql: Sql): Async<MetricReadOperations> {
         sql,
         `SELECT r.id, r.forked_from_run_id, m.last_value
          FROM runs r LEFT JOIN metrics m ON m.run_id = r.id AND m.log_name = $1
-         WHERE r.org_id = $2 AND r.project_id = $3 AND (m.id IS NOT NULL OR r.forked_from_run_id IS NOT NULL)`,
+         WHERE r.org_id = $2 AND r.project_id = $3 AND r.deleted_at IS NULL AND (m.id IS NOT NULL OR r.forked_from_run_id IS NOT NULL)`,
         [logName, orgId, projectId],
       ),
     summarizePiece: (metricId, from, to) => summarizePiece(sql, metricId, from, to),

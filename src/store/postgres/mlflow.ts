@@ -47,7 +47,7 @@ export async function getMlflowRun(sql: Sql, orgId: string, runId: number, lock 
 }
 
 export async function getMlflowRuns(sql: Sql, orgId: string, runIds: number[]): Promise<MlflowRun[]> {
-  return runsByIds(sql, MLFLOW_RUN_READ, orgId, runIds);
+  return runsByIds(sql, MLFLOW_RUN_READ, orgId, runIds, false);
 }
 
 export async function listMlflowCandidates(sql: Sql, orgId: string, projectId: number): Promise<MlflowCandidate[]> {

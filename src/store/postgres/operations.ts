@@ -1,17 +1,18 @@
 import type { Operations } from "../compose.js";
 import type { ConsoleLogType } from "../../domain/console-logs.js";
 import type { RunStatus } from "../../domain/status.js";
-import { toJsonText, toProjectForRuns } from "../rows.js";
+import { PROJECT_READ, toJsonText, toProjectForRuns } from "../rows.js";
 import type { Async } from "../workflow.js";
 import { fileValues, type UpsertedFile } from "../workflows/run-writes.js";
 import { newRunValues, statusEventValues } from "../workflows/run-lifecycle.js";
 import { row, rows, run, type Sql } from "./db.js";
-import { getOrCreateProjectRow, getProject, getProjectByName, takeRunNumber } from "./projects.js";
+import { getOrCreateProjectRow, projectNamed, projectOfId, takeRunNumber } from "./projects.js";
 import { insertLogNames, touchHeartbeat, writeRunColumn } from "./run-attributes.js";
 import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
 import { getMlflowDefaultProject, getMlflowProject, getMlflowRun } from "./mlflow.js";
 import { postgresRegistryOperations } from "./model-registry.js";
+import { postgresDeletionOperations } from "./deletion.js";
 import { getLoggedModel, writeLoggedModel } from "./logged-models.js";
 import { getSavedView, insertSavedView, writeSavedView } from "./saved-views.js";
 import { postgresAlertOperations } from "./alerts.js";
@@ -50,7 +51,7 @@ export function postgresOperations(sql: Sql): Async<Operations> {
     lockRunStatus: async (orgId, runId) => {
       const locked = await row<{ status: RunStatus; logger_settings: string | null }>(
         sql,
-        "SELECT status, logger_settings FROM runs WHERE org_id = $1 AND id = $2 FOR UPDATE",
+        "SELECT status, logger_settings FROM runs WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE",
         [orgId, runId],
       );
       return locked && { status: locked.status, loggerSettingsText: locked.logger_settings };
@@ -75,7 +76,7 @@ export function postgresOperations(sql: Sql): Async<Operations> {
         await rows<{ id: number }>(
           sql,
           `UPDATE runs SET status = 'FAILED', status_updated = $1, status_metadata = $2, updated_at = $1
-           WHERE status = 'RUNNING' AND heartbeat_at < $3 RETURNING id`,
+           WHERE status = 'RUNNING' AND deleted_at IS NULL AND heartbeat_at < $3 RETURNING id`,
           [now, JSON.stringify(metadata), cutoff],
         )
       )
@@ -91,12 +92,18 @@ export function postgresOperations(sql: Sql): Async<Operations> {
     },
 
     runProjectId: async (orgId, runId) =>
-      (await row<{ project_id: number }>(sql, "SELECT project_id FROM runs WHERE org_id = $1 AND id = $2", [orgId, runId]))?.project_id,
+      (
+        await row<{ project_id: number }>(sql, "SELECT project_id FROM runs WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL", [
+          orgId,
+          runId,
+        ])
+      )?.project_id,
     lockRunConfig: async (orgId, runId) => {
-      const found = await row<{ config: string | null }>(sql, "SELECT config FROM runs WHERE org_id = $1 AND id = $2 FOR UPDATE", [
-        orgId,
-        runId,
-      ]);
+      const found = await row<{ config: string | null }>(
+        sql,
+        "SELECT config FROM runs WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE",
+        [orgId, runId],
+      );
       return found && { configText: found.config };
     },
     writeRunColumn: (orgId, runId, column, value, now) => writeRunColumn(sql, orgId, runId, column, value, now),
@@ -181,7 +188,7 @@ export function postgresOperations(sql: Sql): Async<Operations> {
       );
     },
 
-    getProject: (orgId, projectId) => getProject(sql, orgId, projectId),
+    getProject: (orgId, projectId) => projectOfId(sql, PROJECT_READ, orgId, projectId),
     getMlflowProject: (orgId, projectId, lock) => getMlflowProject(sql, orgId, projectId, lock),
     insertProject: async (orgId, name, runPrefix, now) =>
       (
@@ -192,7 +199,7 @@ export function postgresOperations(sql: Sql): Async<Operations> {
           [orgId, name, runPrefix, now, now],
         )
       )?.id,
-    getProjectByName: (orgId, name) => getProjectByName(sql, orgId, name),
+    getProjectByName: (orgId, name) => projectNamed(sql, PROJECT_READ, orgId, name),
     getMlflowDefaultProject: (orgId) => getMlflowDefaultProject(sql, orgId),
     markMlflowDefaultProject: async (orgId, projectId) => {
       await run(sql, "UPDATE projects SET mlflow_default = 1 WHERE org_id = $1 AND id = $2", [orgId, projectId]);
@@ -232,6 +239,7 @@ export function postgresOperations(sql: Sql): Async<Operations> {
     consoleLineKey: (runId, logType, skip, fromEnd) => consoleLineKey(sql, runId, logType, skip, fromEnd),
     consoleLinePage: (runId, logType, first, page) => consoleLinePage(sql, runId, logType, first, page),
 
+    ...postgresDeletionOperations(sql),
     ...postgresRegistryOperations(sql),
     ...metricReadOperations(sql),
     ...postgresMetricWrites(sql),

@@ -27,16 +27,19 @@ export async function projectOfId<R, T>(
   ]);
 }
 
+// ProjectStore's reads: live projects only, a deleted one (in the trash) reads like an unknown one
+// (docs/semantics.md, "Deletion"). The workflows' operations read deleted ones too (projectNamed, projectOfId).
+
 export async function listProjects(sql: Sql, orgId: string): Promise<Project[]> {
-  return projectsOf(sql, PROJECT_READ, orgId);
+  return readAll(sql, PROJECT_READ, "WHERE p.org_id = $1 AND p.deleted_at IS NULL ORDER BY p.name", [orgId]);
 }
 
 export async function getProjectByName(sql: Sql, orgId: string, name: string): Promise<Project | undefined> {
-  return projectNamed(sql, PROJECT_READ, orgId, name);
+  return readOne(sql, PROJECT_READ, "WHERE p.org_id = $1 AND p.name = $2 AND p.deleted_at IS NULL", [orgId, name]);
 }
 
 export async function getProject(sql: Sql, orgId: string, projectId: number): Promise<Project | undefined> {
-  return projectOfId(sql, PROJECT_READ, orgId, projectId);
+  return readOne(sql, PROJECT_READ, "WHERE p.org_id = $1 AND p.id = $2 AND p.deleted_at IS NULL", [orgId, projectId]);
 }
 
 /**

@@ -17,7 +17,12 @@ export async function writeRunColumn(
   now: number,
 ): Promise<boolean> {
   return (
-    (await run(sql, `UPDATE runs SET ${column} = $1, updated_at = $2 WHERE org_id = $3 AND id = $4`, [value, now, orgId, runId])) === 1
+    (await run(sql, `UPDATE runs SET ${column} = $1, updated_at = $2 WHERE org_id = $3 AND id = $4 AND deleted_at IS NULL`, [
+      value,
+      now,
+      orgId,
+      runId,
+    ])) === 1
   );
 }
 

@@ -8,7 +8,8 @@ import { arrays, readAll, row, type Sql } from "./db.js";
  * as one array parameter, so the SQL text never depends on how many values a request sends.
  */
 function narrowingClause(orgId: string, projectId: number, narrowing: RunNarrowing): { sql: string; params: unknown[] } {
-  const where = ["r.org_id = $1", "r.project_id = $2"];
+  // Deleted runs (in the trash) leave every list at once (docs/semantics.md, "Deletion").
+  const where = ["r.org_id = $1", "r.project_id = $2", "r.deleted_at IS NULL"];
   const params: unknown[] = [orgId, projectId];
   if (narrowing.search) {
     // strpos, not LIKE: a search for "50%" or "a_b" means those characters.
@@ -58,15 +59,17 @@ export async function listRunCandidates(sql: Sql, orgId: string, projectId: numb
 
 /** Runs of the organization by ID, in the order asked; unknown IDs are left out. */
 export async function getRuns(sql: Sql, orgId: string, runIds: number[]): Promise<Run[]> {
-  return runsByIds(sql, RUN_READ, orgId, runIds);
+  return runsByIds(sql, RUN_READ, orgId, runIds, true);
 }
 
-/** getRuns as `read` maps the runs (the core record, or MLflow's: mlflow.ts). */
+/** getRuns as `read` maps the runs (the core record, live only; or MLflow's, deleted ones too: mlflow.ts). */
 export async function runsByIds<R, T extends { id: number }>(
   sql: Sql,
   read: RecordRead<R, T>,
   orgId: string,
   runIds: number[],
+  liveOnly: boolean,
 ): Promise<T[]> {
-  return runsInOrder(runIds, await readAll(sql, read, "WHERE r.org_id = $1 AND r.id = ANY($2::bigint[])", [orgId, runIds]));
+  const where = `WHERE r.org_id = $1 AND r.id = ANY($2::bigint[])${liveOnly ? " AND r.deleted_at IS NULL" : ""}`;
+  return runsInOrder(runIds, await readAll(sql, read, where, [orgId, runIds]));
 }

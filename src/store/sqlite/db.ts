@@ -21,6 +21,9 @@ export function openDatabase(file: string, busyTimeoutMs = OPENING_BUSY_TIMEOUT_
   const db = new Database(file);
   // Opening and migrating wait as long as the CLI does: nothing else runs yet.
   db.pragma(`busy_timeout = ${OPENING_BUSY_TIMEOUT_MS}`);
+  // Takes effect on a new database only (before its first table): the purge then gives the pages of
+  // deleted rows back to the file system (reclaimSqliteSpace). An older one switches with one VACUUM (`stepwise gc --vacuum`).
+  db.pragma("auto_vacuum = INCREMENTAL");
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
   db.pragma("foreign_keys = ON");
@@ -32,6 +35,35 @@ export function openDatabase(file: string, busyTimeoutMs = OPENING_BUSY_TIMEOUT_
   }
   db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
   return db;
+}
+
+/**
+ * Pages given back per step of incremental_vacuum (~2 MB of 4 KiB pages), each step its own short
+ * write. A step's cost grows with the free list (SQLite searches it for the pages it moves), so a
+ * huge free list is given back over several rounds, or at once by a VACUUM (docs/decisions.md).
+ */
+const VACUUM_STEP_PAGES = 500;
+
+/** StoreConnection.reclaimSpace on SQLite. */
+export function reclaimSqliteSpace(
+  db: Db,
+  rewrite: boolean,
+  budgetMs: number,
+): { bytesBefore: number; bytesAfter: number; freeBytesLeft: number } {
+  const pageSize = db.pragma("page_size", { simple: true }) as number;
+  const size = () => (db.pragma("page_count", { simple: true }) as number) * pageSize;
+  const free = () => db.pragma("freelist_count", { simple: true }) as number;
+  const bytesBefore = size();
+  if (rewrite) {
+    db.pragma("auto_vacuum = INCREMENTAL");
+    db.exec("VACUUM");
+  } else if (db.pragma("auto_vacuum", { simple: true }) === 2) {
+    const deadline = performance.now() + budgetMs;
+    while (free() > 0 && performance.now() < deadline) db.pragma(`incremental_vacuum(${VACUUM_STEP_PAGES})`);
+  }
+  // The WAL holds the moved pages until a checkpoint writes them and truncates the file.
+  db.pragma("wal_checkpoint(TRUNCATE)");
+  return { bytesBefore, bytesAfter: size(), freeBytesLeft: free() * pageSize };
 }
 
 /** Migrations whose new columns are computed from stored data (not expressible in SQL) finish with a step in code. */

@@ -2,9 +2,11 @@ import { FILE_COLUMNS, toFile, type FileRow } from "../rows.js";
 import type { FileQuery, StoredFile } from "../store.js";
 import type { Statements } from "./statements.js";
 
-/** A file by ID whatever its organization: only signed URLs, whose signature names the ID, use it. */
+/** A file by ID whatever its organization, of a live run: only signed URLs, whose signature names the ID, use it. */
 export function getFile(s: Statements, fileId: number): StoredFile | undefined {
-  const row = s.get(`SELECT ${FILE_COLUMNS} FROM files f JOIN runs r ON r.id = f.run_id WHERE f.id = ?`).get(fileId) as FileRow | undefined;
+  const row = s
+    .get(`SELECT ${FILE_COLUMNS} FROM files f JOIN runs r ON r.id = f.run_id WHERE f.id = ? AND r.deleted_at IS NULL`)
+    .get(fileId) as FileRow | undefined;
   return row && toFile(row);
 }
 

@@ -5,7 +5,7 @@ import { composeStore, type Operations } from "../compose.js";
 import { GroupCommit, type Outcome } from "../group-commit.js";
 import { runSync } from "../workflow.js";
 import { appendMetricPoints } from "../workflows/metric-writes.js";
-import { openDatabase } from "./db.js";
+import { openDatabase, reclaimSqliteSpace } from "./db.js";
 import { Statements } from "./statements.js";
 import * as functions from "./functions.js";
 import { sqliteOperations } from "./operations.js";
@@ -64,6 +64,10 @@ export function openSqliteStore(dataDir: string, options: { busyTimeoutMs?: numb
       async ping() {
         s.get("SELECT 1 FROM schema_migrations LIMIT 1").get();
         write(() => undefined);
+      },
+      async reclaimSpace({ rewrite, budgetMs }) {
+        await metricWrites.idle();
+        return reclaimSqliteSpace(db, rewrite, budgetMs);
       },
       async close() {
         await metricWrites.idle();

@@ -101,7 +101,7 @@ export function metricReadOperations(s: Statements): MetricReadOperations {
         .get(
           `SELECT r.id AS run, r.forked_from_run_id AS forked, ${METRIC_COLUMNS_OF_M}
            FROM runs r LEFT JOIN metrics m ON m.run_id = r.id AND m.log_name = ?
-           WHERE r.org_id = ? AND r.project_id = ? ${runIds ? "AND r.id IN (SELECT value FROM json_each(?))" : ""}
+           WHERE r.org_id = ? AND r.project_id = ? AND r.deleted_at IS NULL ${runIds ? "AND r.id IN (SELECT value FROM json_each(?))" : ""}
              AND (m.id IS NOT NULL OR r.forked_from_run_id IS NOT NULL)`,
         )
         .raw(true)
@@ -112,7 +112,7 @@ export function metricReadOperations(s: Statements): MetricReadOperations {
         .get(
           `SELECT r.id, r.forked_from_run_id, m.last_value
            FROM runs r LEFT JOIN metrics m ON m.run_id = r.id AND m.log_name = ?
-           WHERE r.org_id = ? AND r.project_id = ? AND (m.id IS NOT NULL OR r.forked_from_run_id IS NOT NULL)`,
+           WHERE r.org_id = ? AND r.project_id = ? AND r.deleted_at IS NULL AND (m.id IS NOT NULL OR r.forked_from_run_id IS NOT NULL)`,
         )
         .raw(true)
         .all(logName, orgId, projectId) as [number, number | null, number | null][],

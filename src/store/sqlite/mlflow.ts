@@ -40,7 +40,7 @@ export function getMlflowRun(s: Statements, orgId: string, runId: number): Mlflo
 }
 
 export function getMlflowRuns(s: Statements, orgId: string, runIds: number[]): MlflowRun[] {
-  return runsByIds(s, MLFLOW_RUN_READ, orgId, runIds);
+  return runsByIds(s, MLFLOW_RUN_READ, orgId, runIds, false);
 }
 
 export function listMlflowCandidates(s: Statements, orgId: string, projectId: number): MlflowCandidate[] {

@@ -1,5 +1,5 @@
 import type { Operations } from "../compose.js";
-import { toJsonText, toProjectForRuns } from "../rows.js";
+import { PROJECT_READ, toJsonText, toProjectForRuns } from "../rows.js";
 import type { RunStatus } from "../../domain/status.js";
 import type { ConsoleLogType } from "../../domain/console-logs.js";
 import { fileValues, type UpsertedFile } from "../workflows/run-writes.js";
@@ -8,12 +8,13 @@ import { getRun } from "./runs.js";
 import { consoleLineKey, consoleLinePage, consoleLineTotal } from "./console-logs.js";
 import { getMlflowDefaultProject, getMlflowProject, getMlflowRun } from "./mlflow.js";
 import { sqliteRegistryOperations } from "./model-registry.js";
+import { sqliteDeletionOperations } from "./deletion.js";
 import { getLoggedModel, writeLoggedModel } from "./logged-models.js";
 import { getSavedView, insertSavedView, writeSavedView } from "./saved-views.js";
 import { sqliteAlertOperations } from "./alerts.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { sqliteMetricWrites } from "./metrics.js";
-import { getOrCreateProjectRow, getProject, getProjectByName } from "./projects.js";
+import { getOrCreateProjectRow, projectNamed, projectOfId } from "./projects.js";
 import { touchHeartbeat, writeRunColumn } from "./run-attributes.js";
 import type { Statements } from "./statements.js";
 
@@ -51,7 +52,7 @@ export function sqliteOperations(s: Statements): Operations {
           .run(...newRunValues(row)).lastInsertRowid,
       ),
     lockRunStatus: (orgId, runId) => {
-      const row = s.get("SELECT status, logger_settings FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as
+      const row = s.get("SELECT status, logger_settings FROM runs WHERE org_id = ? AND id = ? AND deleted_at IS NULL").get(orgId, runId) as
         | { status: RunStatus; logger_settings: string | null }
         | undefined;
       return row && { status: row.status, loggerSettingsText: row.logger_settings };
@@ -70,7 +71,9 @@ export function sqliteOperations(s: Statements): Operations {
     },
     failRunsStaleSince: (cutoff, now, metadata) => {
       const stale = (
-        s.get("SELECT id FROM runs WHERE status = 'RUNNING' AND heartbeat_at < ? ORDER BY id").all(cutoff) as { id: number }[]
+        s.get("SELECT id FROM runs WHERE status = 'RUNNING' AND deleted_at IS NULL AND heartbeat_at < ? ORDER BY id").all(cutoff) as {
+          id: number;
+        }[]
       ).map((row) => row.id);
       const fail = s.get("UPDATE runs SET status = 'FAILED', status_updated = ?, status_metadata = ?, updated_at = ? WHERE id = ?");
       for (const id of stale) fail.run(now, JSON.stringify(metadata), now, id);
@@ -84,10 +87,15 @@ export function sqliteOperations(s: Statements): Operations {
     },
 
     runProjectId: (orgId, runId) =>
-      (s.get("SELECT project_id FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as { project_id: number } | undefined)
-        ?.project_id,
+      (
+        s.get("SELECT project_id FROM runs WHERE org_id = ? AND id = ? AND deleted_at IS NULL").get(orgId, runId) as
+          | { project_id: number }
+          | undefined
+      )?.project_id,
     lockRunConfig: (orgId, runId) => {
-      const row = s.get("SELECT config FROM runs WHERE org_id = ? AND id = ?").get(orgId, runId) as { config: string | null } | undefined;
+      const row = s.get("SELECT config FROM runs WHERE org_id = ? AND id = ? AND deleted_at IS NULL").get(orgId, runId) as
+        | { config: string | null }
+        | undefined;
       return row && { configText: row.config };
     },
     writeRunColumn: (orgId, runId, column, value, now) => writeRunColumn(s, orgId, runId, column, value, now),
@@ -159,7 +167,7 @@ export function sqliteOperations(s: Statements): Operations {
       ).run(id, key.orgId, key.userId, key.name, key.keyHash, key.displayPrefix, key.createdAt, key.expiresAt);
     },
 
-    getProject: (orgId, projectId) => getProject(s, orgId, projectId),
+    getProject: (orgId, projectId) => projectOfId(s, PROJECT_READ, orgId, projectId),
     getMlflowProject: (orgId, projectId) => getMlflowProject(s, orgId, projectId),
     insertProject: (orgId, name, runPrefix, now) =>
       (
@@ -170,7 +178,7 @@ export function sqliteOperations(s: Statements): Operations {
           )
           .get(orgId, name, runPrefix, now, now) as { id: number } | undefined
       )?.id,
-    getProjectByName: (orgId, name) => getProjectByName(s, orgId, name),
+    getProjectByName: (orgId, name) => projectNamed(s, PROJECT_READ, orgId, name),
     getMlflowDefaultProject: (orgId) => getMlflowDefaultProject(s, orgId),
     markMlflowDefaultProject: (orgId, projectId) => {
       s.get("UPDATE projects SET mlflow_default = 1 WHERE org_id = ? AND id = ?").run(orgId, projectId);
@@ -214,6 +222,7 @@ export function sqliteOperations(s: Statements): Operations {
     consoleLineKey: (runId, logType, skip, fromEnd) => consoleLineKey(s, runId, logType, skip, fromEnd),
     consoleLinePage: (runId, logType, first, page) => consoleLinePage(s, runId, logType, first, page),
 
+    ...sqliteDeletionOperations(s),
     ...sqliteRegistryOperations(s),
     ...metricReadOperations(s),
     ...sqliteMetricWrites(s),

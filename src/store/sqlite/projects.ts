@@ -17,16 +17,19 @@ export function projectOfId<R, T>(s: Statements, read: RecordRead<R, T>, orgId: 
   return readOne(s, read, "WHERE p.org_id = ? AND p.id = ?", orgId, projectId);
 }
 
+// ProjectStore's reads: live projects only, a deleted one (in the trash) reads like an unknown one
+// (docs/semantics.md, "Deletion"). The workflows' operations read deleted ones too (projectNamed, projectOfId).
+
 export function listProjects(s: Statements, orgId: string): Project[] {
-  return projectsOf(s, PROJECT_READ, orgId);
+  return readAll(s, PROJECT_READ, "WHERE p.org_id = ? AND p.deleted_at IS NULL ORDER BY p.name", orgId);
 }
 
 export function getProjectByName(s: Statements, orgId: string, name: string): Project | undefined {
-  return projectNamed(s, PROJECT_READ, orgId, name);
+  return readOne(s, PROJECT_READ, "WHERE p.org_id = ? AND p.name = ? AND p.deleted_at IS NULL", orgId, name);
 }
 
 export function getProject(s: Statements, orgId: string, projectId: number): Project | undefined {
-  return projectOfId(s, PROJECT_READ, orgId, projectId);
+  return readOne(s, PROJECT_READ, "WHERE p.org_id = ? AND p.id = ? AND p.deleted_at IS NULL", orgId, projectId);
 }
 
 /** Must run inside the caller's write transaction, so a failed create leaves no project behind. */

@@ -8,7 +8,10 @@ import type { Statements } from "./statements.js";
 
 /** The writeRunColumn operation (workflows/run-writes.ts). */
 export function writeRunColumn(s: Statements, orgId: string, runId: number, column: RunColumn, value: string | null, now: number): boolean {
-  return s.get(`UPDATE runs SET ${column} = ?, updated_at = ? WHERE org_id = ? AND id = ?`).run(value, now, orgId, runId).changes === 1;
+  return (
+    s.get(`UPDATE runs SET ${column} = ?, updated_at = ? WHERE org_id = ? AND id = ? AND deleted_at IS NULL`).run(value, now, orgId, runId)
+      .changes === 1
+  );
 }
 
 export function getModelGraph(s: Statements, orgId: string, runId: number): Json | null | undefined {

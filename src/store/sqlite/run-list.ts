@@ -10,7 +10,8 @@ import { readAll, type Statements } from "./statements.js";
  * docs/decisions.md).
  */
 function narrowingClause(orgId: string, projectId: number, narrowing: RunNarrowing): { sql: string; params: (string | number)[] } {
-  const where = ["r.org_id = ?", "r.project_id = ?"];
+  // Deleted runs (in the trash) leave every list at once (docs/semantics.md, "Deletion").
+  const where = ["r.org_id = ?", "r.project_id = ?", "r.deleted_at IS NULL"];
   const params: (string | number)[] = [orgId, projectId];
   if (narrowing.search) {
     // instr, not LIKE: a search for "50%" or "a_b" means those characters.
@@ -62,13 +63,17 @@ export function listRunCandidates(s: Statements, orgId: string, projectId: numbe
 
 /** Runs of the organization by ID, in the order asked; unknown IDs are left out. */
 export function getRuns(s: Statements, orgId: string, runIds: number[]): Run[] {
-  return runsByIds(s, RUN_READ, orgId, runIds);
+  return runsByIds(s, RUN_READ, orgId, runIds, true);
 }
 
-/** getRuns as `read` maps the runs (the core record, or MLflow's: mlflow.ts). */
-export function runsByIds<R, T extends { id: number }>(s: Statements, read: RecordRead<R, T>, orgId: string, runIds: number[]): T[] {
-  return runsInOrder(
-    runIds,
-    readAll(s, read, "WHERE r.org_id = ? AND r.id IN (SELECT value FROM json_each(?))", orgId, JSON.stringify(runIds)),
-  );
+/** getRuns as `read` maps the runs (the core record, live only; or MLflow's, deleted ones too: mlflow.ts). */
+export function runsByIds<R, T extends { id: number }>(
+  s: Statements,
+  read: RecordRead<R, T>,
+  orgId: string,
+  runIds: number[],
+  liveOnly: boolean,
+): T[] {
+  const where = `WHERE r.org_id = ? AND r.id IN (SELECT value FROM json_each(?))${liveOnly ? " AND r.deleted_at IS NULL" : ""}`;
+  return runsInOrder(runIds, readAll(s, read, where, orgId, JSON.stringify(runIds)));
 }

@@ -1,6 +1,7 @@
 import { formatDisplayId } from "../../domain/ids.js";
 import type { Json } from "../../domain/merge.js";
 import { newMlflowRunId } from "../../domain/mlflow/ids.js";
+import { checkExternalIdLive } from "../../domain/deletion.js";
 import { checkProjectTakesRuns, decideStatusWrite, forkedAttributes, type StatusWrite } from "../../domain/runs.js";
 import { STALE_STATUS_METADATA, type RunStatus, type StatusSource } from "../../domain/status.js";
 import { type ProjectForRuns, toJsonText } from "../rows.js";
@@ -82,7 +83,8 @@ export function* createRun(orgId: string, input: CreateRunInput, actor: Actor): 
   checkProjectTakesRuns({ name: project.name, deleted_at: project.deletedAt });
   if (input.externalId !== undefined) {
     const existing = yield* perform("runIdByExternalId", project.id, input.externalId);
-    if (existing !== undefined) return { run: (yield* resumeRun(orgId, existing, input.now, actor))!, resumed: true };
+    if (existing !== undefined)
+      return { run: resumedByExternalId(yield* resumeRun(orgId, existing, input.now, actor), input.externalId), resumed: true };
   }
 
   let config = input.config ?? null;
@@ -120,10 +122,16 @@ export function* createRun(orgId: string, input: CreateRunInput, actor: Actor): 
   if (runId === undefined) {
     // Another create with this externalId committed first: resume its run (the number stays a gap).
     const existing = (yield* perform("runIdByExternalId", project.id, input.externalId!))!;
-    return { run: (yield* resumeRun(orgId, existing, input.now, actor))!, resumed: true };
+    return { run: resumedByExternalId(yield* resumeRun(orgId, existing, input.now, actor), input.externalId!), resumed: true };
   }
   yield* perform("insertStatusEvent", { runId, fromStatus: null, toStatus: "RUNNING", source: "api", metadata: null, actor, createdAt });
   return { run: (yield* perform("getRun", orgId, runId))!, resumed: false };
+}
+
+/** The run an external ID resumed; resumeRun finds no deleted run, so none means the run is in the trash. */
+function resumedByExternalId(run: Run | undefined, externalId: string): Run {
+  checkExternalIdLive(run, externalId);
+  return run;
 }
 
 /** Store.resumeRun: the locked row orders concurrent resumes and status writes. */

@@ -128,6 +128,11 @@ async function populate(s: Store): Promise<{ orgId: string; runId: number; forkI
     ],
     T0 + 9,
   );
+  await s.setRetentionPolicy(org.id, run.projectId, { maxAgeDays: 30, excludeTag: "keep" }, T0 + 8);
+  // A purged run whose file bytes are still to remove (blob_purges).
+  const { run: purged } = await s.createRun(org.id, runInput({ projectName: "purged", name: "gone" }), ACTOR);
+  await s.deleteRuns(org.id, [purged.id], T0 + 8);
+  assert.ok(await s.purgeRun(purged.id, T0 + 8, T0 + 9));
   return { orgId: org.id, runId: run.id, forkId: fork.run.id };
 }
 

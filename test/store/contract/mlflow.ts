@@ -63,7 +63,9 @@ export function mlflowContract(store: () => MlflowStore & ProjectStore & RunStor
       ),
       /no/,
     );
-    assert.equal((await s.getRun(orgId, run.id))?.updatedAt, T0 + 5, "nothing written");
+    // A deleted run is read through MlflowStore only: RunStore's reads see live runs (docs/semantics.md, "Deletion").
+    assert.equal(await s.getRun(orgId, run.id), undefined, "deleted: gone from core reads");
+    assert.equal((await s.getMlflowRun(orgId, run.id))?.updatedAt, T0 + 5, "nothing written");
     assert.equal(await s.updateRunMlflow(await newOrg(s), run.id, (state) => state, T0), undefined, "other organization");
   });
 
@@ -87,7 +89,8 @@ export function mlflowContract(store: () => MlflowStore & ProjectStore & RunStor
       s.updateProjectMlflow(orgId, project.id, (state) => ({ ...state, name: "taken" }), T0 + 2),
       (error: DomainError) => error.code === "CONFLICT",
     );
-    assert.equal((await s.getProject(orgId, project.id))?.name, "exp2");
+    assert.equal((await s.getMlflowProject(orgId, project.id))?.name, "exp2");
+    assert.equal(await s.getProject(orgId, project.id), undefined, "deleted: gone from core reads");
     await assert.rejects(
       s.createRun(orgId, runInput({ projectName: "exp2" }), ACTOR),
       (error: DomainError) => error.code === "CONFLICT" && /is deleted/.test(error.message),

@@ -17,7 +17,7 @@ import { RunModels } from "../components/run/models.tsx";
 import { StatusHistory } from "../components/run/status-history.tsx";
 import { JsonTree } from "../components/json-tree.tsx";
 import { useInterval, useServerState } from "../hooks.ts";
-import { setQuery, useLocation } from "../router.tsx";
+import { navigate, projectPath, setQuery, useLocation } from "../router.tsx";
 
 const RunLogged = lazy("the logged data", () => import("../components/run/logged.tsx").then((module) => module.RunLogged));
 /** How often a RUNNING run's page asks for what is new. */
@@ -43,6 +43,7 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
   // Statistics feed the header's divergence mark and the charts (their new metrics and new steps).
   const statistics = useServerState(["statistics", projectName, runId], () => api.statistics(ref));
   const [liveTick, setLiveTick] = useState(0);
+  const [deleteFailure, setDeleteFailure] = useState<string>();
   const live = run.data?.status === "RUNNING";
   useInterval(
     () => {
@@ -53,6 +54,17 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
     LIVE_INTERVAL_MS,
     live,
   );
+
+  // To the trash, restorable there until its purge date; the project's page is shown after.
+  const deleteRun = async () => {
+    if (!window.confirm("Delete this run? It moves to the trash, restorable until it is purged.")) return;
+    try {
+      await api.deleteRuns([runId]);
+      navigate(projectPath(projectName));
+    } catch (error) {
+      setDeleteFailure((error as Error).message);
+    }
+  };
 
   if (run.error) return <ErrorNote error={run.error} />;
   if (!run.data) return <Loading what="run" />;
@@ -79,7 +91,14 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
   return (
     <section>
       <ProjectCrumb projectName={projectName} />
-      <PageTitle title={details.name} />
+      <PageTitle title={details.name}>
+        <nav class="actions" aria-label="Run">
+          <button type="button" class="danger" data-testid="delete-run" onClick={deleteRun}>
+            Delete run
+          </button>
+        </nav>
+      </PageTitle>
+      <ErrorNote error={deleteFailure} />
       <RunHeader run={details} metrics={statistics.data?.metrics} onSaved={run.reload} live={live} />
       <nav class="tabs" aria-label="Run sections" onKeyDown={onTabKey}>
         {tabs.map(([id, label]) => (

@@ -24,7 +24,7 @@ import { assignRunColors, runColor } from "../lib/run-color.ts";
 import { AGGREGATES, type Aggregate, type Column, columnId, defaultColumns } from "../lib/run-columns.ts";
 import { divergedRunMark, endKind } from "../lib/series-end.ts";
 import { parseBrushes, withBrushes } from "../lib/sweep-axes.ts";
-import { Link, comparePath, leaderboardPath, navigate, runPath, setQuery, useLocation } from "../router.tsx";
+import { Link, comparePath, leaderboardPath, navigate, runPath, setQuery, trashPath, useLocation } from "../router.tsx";
 import type { Comparison, RunListItem } from "../types.ts";
 
 const Analysis = lazy("the analysis", () => import("../components/analysis/analysis.tsx").then((module) => module.Analysis));
@@ -199,6 +199,20 @@ export function RunsPage({ projectName }: { projectName: string }) {
     setSelected(next);
   };
   const tickedRuns = useMemo(() => [...selected.values()], [selected]);
+  const [deleteFailure, setDeleteFailure] = useState<string>();
+  // Ticked runs go to the trash (restorable there until their purge date) after a confirmation.
+  const deleteTicked = async () => {
+    const count = selected.size;
+    if (!window.confirm(`Delete ${count} run${count === 1 ? "" : "s"}? They move to the trash, restorable until they are purged.`)) return;
+    setDeleteFailure(undefined);
+    try {
+      await api.deleteRuns([...selected.keys()]);
+      setSelected(new Map());
+      runs.reload();
+    } catch (error) {
+      setDeleteFailure((error as Error).message);
+    }
+  };
   const setAggregate = (column: Column, aggregate: Aggregate) =>
     setColumns(columns.map((other) => (other === column ? { ...other, aggregate } : other)));
   const cell = (run: RunListItem, column: Column) => {
@@ -332,6 +346,7 @@ export function RunsPage({ projectName }: { projectName: string }) {
               query={{ search, tags, status, sort, filter: writtenFilter, brush: query.get("brush") ?? "" }}
             />
             <Link href={leaderboardPath(projectName)}>Leaderboard</Link>
+            <Link href={trashPath(projectName)}>Trash</Link>
             <button
               type="button"
               disabled={selected.size < 1}
@@ -339,6 +354,9 @@ export function RunsPage({ projectName }: { projectName: string }) {
               data-testid="compare-selected"
             >
               Compare {selected.size > 0 ? `(${selected.size})` : ""}
+            </button>
+            <button type="button" class="danger" disabled={selected.size < 1} onClick={deleteTicked} data-testid="delete-selected">
+              Delete {selected.size > 0 ? `(${selected.size})` : ""}
             </button>
             <label title="Draw only the ticked runs in the charts">
               <input
@@ -434,7 +452,7 @@ export function RunsPage({ projectName }: { projectName: string }) {
         </details>
         <ColumnPicker projectName={projectName} columns={columns} chosen={chosenColumns !== null} onChange={setColumns} />
 
-        <ErrorNote error={runs.error ?? summaries.error ?? metricNames.error} />
+        <ErrorNote error={deleteFailure ?? runs.error ?? summaries.error ?? metricNames.error} />
         <div
           class={split.chartsHidden ? "runs-layout charts-hidden" : "runs-layout"}
           style={{ "--table-share": `${Math.round(split.tableShare * 100)}%` }}

@@ -1,0 +1,74 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { RouteDeps } from "../deps.js";
+import { ErrorResponse, STANDARD_ERRORS } from "../schemas/common.js";
+import {
+  DeleteProjectResponse,
+  DeleteRunsResponse,
+  ProjectNameBody,
+  PutRetentionBody,
+  RestoreProjectResponse,
+  RestoreRunsResponse,
+  RetentionDryRunResponse,
+  RetentionQuery,
+  RetentionResponse,
+  RunIdsBody,
+  TrashQuery,
+  TrashResponse,
+} from "../schemas/deletion.js";
+
+const tags = ["deletion"];
+const CHANGE_ERRORS = { ...STANDARD_ERRORS, 409: ErrorResponse };
+
+/** Deletion, restore, the trash and retention policies (docs/api.md, "Deletion and retention"). */
+export function deletionRoutes({ services }: RouteDeps): FastifyPluginAsyncTypebox {
+  const deletion = services.deletion;
+  return async (app) => {
+    app.post(
+      "/api/runs/delete",
+      { schema: { tags, body: RunIdsBody, response: { 200: DeleteRunsResponse, ...CHANGE_ERRORS } } },
+      async (request) => deletion.deleteRuns(request.auth.orgId, request.body.runIds),
+    );
+    app.post(
+      "/api/runs/restore",
+      { schema: { tags, body: RunIdsBody, response: { 200: RestoreRunsResponse, ...CHANGE_ERRORS } } },
+      async (request) => deletion.restoreRuns(request.auth.orgId, request.body.runIds),
+    );
+    app.post(
+      "/api/runs/projects/delete",
+      { schema: { tags, body: ProjectNameBody, response: { 200: DeleteProjectResponse, ...CHANGE_ERRORS } } },
+      async (request) => deletion.deleteProject(request.auth.orgId, request.body.projectName),
+    );
+    app.post(
+      "/api/runs/projects/restore",
+      { schema: { tags, body: ProjectNameBody, response: { 200: RestoreProjectResponse, ...CHANGE_ERRORS } } },
+      async (request) => deletion.restoreProject(request.auth.orgId, request.body.projectName),
+    );
+    app.get(
+      "/api/runs/trash",
+      { schema: { tags, querystring: TrashQuery, response: { 200: TrashResponse, ...STANDARD_ERRORS } } },
+      async (request) => deletion.trash(request.auth.orgId, request.query),
+    );
+    app.get(
+      "/api/runs/retention",
+      { schema: { tags, querystring: RetentionQuery, response: { 200: RetentionResponse, ...STANDARD_ERRORS } } },
+      async (request) => deletion.getRetention(request.auth.orgId, request.query.projectName),
+    );
+    app.put(
+      "/api/runs/retention",
+      { schema: { tags, body: PutRetentionBody, response: { 200: RetentionResponse, ...STANDARD_ERRORS } } },
+      async (request) => {
+        const { projectName, policy } = request.body;
+        return deletion.setRetention(
+          request.auth.orgId,
+          projectName,
+          policy && { maxAgeDays: policy.maxAgeDays, excludeTag: policy.excludeTag ?? null },
+        );
+      },
+    );
+    app.post(
+      "/api/runs/retention/dry-run",
+      { schema: { tags, body: ProjectNameBody, response: { 200: RetentionDryRunResponse, ...STANDARD_ERRORS } } },
+      async (request) => deletion.retentionDryRun(request.auth.orgId, request.body.projectName),
+    );
+  };
+}

@@ -1,0 +1,141 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { FastifyBaseLogger } from "fastify";
+import type { BlobStore } from "../blobs/blob-store.js";
+import type { Clock } from "../domain/time.js";
+import type { PurgeTarget, Store } from "../store/store.js";
+
+/** What a purge removed. */
+export interface PurgeReport {
+  runs: number;
+  projects: number;
+  points: number;
+  /** File records of the purged runs. */
+  files: number;
+  /** Blobs (objects in a bucket, files in the data directory) removed, and their bytes. */
+  fileObjects: number;
+  fileBytes: number;
+  /** Runs a retention policy moved to the trash in this round. */
+  retired: number;
+}
+
+export interface PurgeDeps {
+  store: Store;
+  blobs: BlobStore;
+  clock: Clock;
+}
+
+/** Runs read per listing: each run is then purged in a transaction of its own. */
+const PURGE_PAGE = 100;
+
+const emptyReport = (): PurgeReport => ({ runs: 0, projects: 0, points: 0, files: 0, fileObjects: 0, fileBytes: 0, retired: 0 });
+
+/**
+ * Purges what was deleted at or before `cutoff` (docs/semantics.md, "Deletion"): run by run, each
+ * run's rows in one transaction (a run of 100,000 points holds the write lock for milliseconds, a
+ * project of 1,000 runs never holds it whole), then its file bytes; then the emptied projects.
+ * Rows go first, the bytes after, through the store's queue (DeletionStore.purgeRun): a failure
+ * between the two leaves queued bytes that the next purge removes first, never a half-purged run
+ * that a restore could bring back without its files. `onRun` is told after each run (progress).
+ */
+export async function purgeDeleted(deps: PurgeDeps, cutoff: number, onRun?: (report: PurgeReport) => void): Promise<PurgeReport> {
+  const { store, blobs, clock } = deps;
+  const report = emptyReport();
+  const freeBlobs = async (target: PurgeTarget) => {
+    const freed = await blobs.deleteRun(target);
+    report.fileObjects += freed.objects;
+    report.fileBytes += freed.bytes;
+    await store.deleteBlobPurge(target.runId);
+  };
+  for (let queued = await store.listBlobPurges(PURGE_PAGE); queued.length > 0; queued = await store.listBlobPurges(PURGE_PAGE)) {
+    for (const target of queued) await freeBlobs(target);
+  }
+  for (;;) {
+    const page = await store.listPurgeableRuns(cutoff, PURGE_PAGE);
+    let purged = 0;
+    for (const { runId } of page) {
+      const run = await store.purgeRun(runId, cutoff, clock.now());
+      if (!run) continue;
+      purged += 1;
+      report.runs += 1;
+      report.points += run.points;
+      report.files += run.files;
+      await freeBlobs(run);
+      onRun?.(report);
+    }
+    // A page whose runs were all restored or purged by another process meanwhile: nothing is left to list.
+    if (purged === 0) break;
+  }
+  for (;;) {
+    const projects = await store.listPurgeableProjects(cutoff, PURGE_PAGE);
+    let purged = 0;
+    for (const { projectId } of projects) if (await store.purgeProject(projectId, cutoff)) purged += 1;
+    report.projects += purged;
+    if (purged === 0) break;
+  }
+  return report;
+}
+
+/** Applies every project's retention policy at `now`: the runs it names go to the trash (DeletionStore.retireRuns). Returns how many. */
+export async function applyRetention(store: Store, now: number): Promise<number> {
+  let retired = 0;
+  for (const policy of await store.listRetentionPolicies())
+    retired += (await store.retireRuns(policy.orgId, policy.projectId, now, true)).length;
+  return retired;
+}
+
+/** One purge round as the server and `stepwise gc` run it: retention first, then the purge of what is due, then the space. */
+export async function purgeRound(deps: PurgeDeps, retentionMs: number, onRun?: (report: PurgeReport) => void): Promise<PurgeReport> {
+  const now = deps.clock.now();
+  const retired = await applyRetention(deps.store, now);
+  const report = await purgeDeleted(deps, now - retentionMs, onRun);
+  return { ...report, retired };
+}
+
+export interface PurgeMonitor {
+  /** One round now, under the lease; null when another process holds it. */
+  purge(): Promise<PurgeReport | null>;
+  stop(): Promise<void>;
+}
+
+/** The lease that makes one process at a time the purger of a store (as services/stale-runs.ts's sweeper). */
+export const PURGER_LEASE = "deleted-purger";
+
+/** A round an hour: deletion's grace period is counted in days. */
+export const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+/** A round gives SQLite's freed pages back for at most this long; what is left is reused by writes, or given back next round. */
+const RECLAIM_BUDGET_MS = 2000;
+/** A round may take long (a project of many runs): the holder renews the lease after every run. */
+const PURGE_LEASE_TTL_MS = 10 * 60 * 1000;
+
+/**
+ * Every process runs a monitor; the lease lets one of them purge at a time. A round applies the
+ * retention policies, purges what was deleted `retentionMs` ago or earlier, and gives SQLite's freed
+ * pages back (incremental vacuum, when the database is in that mode).
+ */
+export function startPurgeMonitor(deps: PurgeDeps & { retentionMs: number }, log: FastifyBaseLogger): PurgeMonitor {
+  const { store, clock } = deps;
+  const holderId = `${hostname()}/${process.pid}/${randomUUID()}`;
+  const purge = async () => {
+    if (!(await store.tryAcquireLease(PURGER_LEASE, holderId, clock.now(), PURGE_LEASE_TTL_MS))) return null;
+    const report = await purgeRound(deps, deps.retentionMs, () => {
+      store.tryAcquireLease(PURGER_LEASE, holderId, clock.now(), PURGE_LEASE_TTL_MS).catch(() => undefined);
+    });
+    if (report.runs + report.projects > 0) await store.reclaimSpace({ rewrite: false, budgetMs: RECLAIM_BUDGET_MS });
+    if (report.runs + report.projects + report.retired > 0) log.info({ ...report }, "purged deleted runs and projects");
+    return report;
+  };
+  const timer = setInterval(() => {
+    purge().catch((error: unknown) => log.error({ err: error }, "purge of deleted runs failed"));
+  }, PURGE_INTERVAL_MS);
+  timer.unref();
+  return {
+    purge,
+    async stop() {
+      clearInterval(timer);
+      await store
+        .releaseLease(PURGER_LEASE, holderId)
+        .catch((error: unknown) => log.warn({ err: error }, "could not release the purger lease"));
+    },
+  };
+}
