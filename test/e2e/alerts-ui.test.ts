@@ -1,0 +1,254 @@
+/**
+ * The alerts UI end to end in headless Chromium against a real server and a real HTTP receiver the
+ * test starts (docs/api.md, "Alerts"): a webhook destination created on the project's settings page
+ * shows its generated secret once (gone after a reload, never in the API's answers) and deliveries
+ * are signed with that very secret; the rule form refuses what the server would refuse before
+ * sending, and shows the server's own refusal; a threshold rule created in the form fires when
+ * ingested points cross it, its event shows in the run page's and the project's history with its
+ * delivery delivered; with the receiver answering 500, the next event's delivery shows pending with
+ * its last error, then failed in Delivery status, and Retry delivers it (same delivery ID). The
+ * rule is turned off, edited and deleted from its row. Screenshots go to test-output/ui-screenshots/
+ * (95-…) and docs/alerts.png.
+ */
+import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { launchBrowser } from "../helpers/browser.js";
+import type { ApiClient } from "../helpers/client.js";
+import { ingest, toNdjson } from "../helpers/ingest.js";
+import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
+
+const SCREENSHOTS = fileURLToPath(new URL("../../test-output/ui-screenshots/", import.meta.url));
+const DOCS = fileURLToPath(new URL("../../docs/", import.meta.url));
+const PROJECT = "alerting";
+/** The receiver listens on 127.0.0.1, which destinations may reach only when the operator allows it. */
+const ALERT_FLAGS = { "--alerts-allow-hosts": "127.0.0.1" };
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver: records what it is sent and answers `status` (200, or 500 to fail deliveries). */
+async function startReceiver(): Promise<{
+  url: string;
+  received: Received[];
+  setStatus: (status: number) => void;
+  close: () => Promise<void>;
+}> {
+  const received: Received[] = [];
+  let status = 200;
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
+      response.writeHead(status, { "content-type": "text/plain" }).end(status === 200 ? "ok" : "receiver is down");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    received,
+    setStatus: (next) => {
+      status = next;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe("alerts in the web UI", () => {
+  let test: TestServer;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let client: ApiClient;
+  let run: { runId: number; projectName: string };
+  let secret = "";
+  let step = 0;
+  const errors: string[] = [];
+  const settings = () => new URL(`/projects/${PROJECT}/settings`, test.url).toString();
+  const shot = (name: string) => page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+  /** Ingests `values` of train/loss at the next steps. */
+  const loss = async (...values: number[]) => {
+    const lines = values.map((value) => ({ step: step++, data: { "train/loss": value } }));
+    assert.equal((await ingest(client, "metrics", run, toNdjson(lines))).status, 200);
+  };
+  const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  before(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    receiver = await startReceiver();
+    test = await startTestServer({ flags: ALERT_FLAGS });
+    const org = await makeOrg(test);
+    client = org.client;
+    const created = await client.createRun({ projectName: PROJECT, runName: "resnet-lr-0.1" });
+    run = { runId: created.runId, projectName: PROJECT };
+    await loss(1, 0.9, 0.8); // the project's metric names, for the form's picker
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    page.on("pageerror", (error) => errors.push(error.message));
+    page.on("dialog", (dialog) => void dialog.accept());
+    await page.goto(new URL("/projects", test.url).toString());
+    await page.evaluate((apiKey) => localStorage.setItem("stepwise.apiKey", apiKey), org.key);
+  });
+  after(async () => {
+    await context?.close();
+    await browser?.close();
+    await test?.close();
+    await receiver?.close();
+  });
+
+  it("opens the settings from the project page", async () => {
+    await page.goto(new URL(`/projects/${PROJECT}`, test.url).toString());
+    await page.getByRole("link", { name: "Settings" }).click();
+    await page.getByTestId("project-settings").waitFor();
+    assert.equal(new URL(page.url()).pathname, `/projects/${PROJECT}/settings`);
+  });
+
+  it("shows a webhook's generated secret once, with a copy button, and never again", async () => {
+    await page.getByTestId("new-destination").locator("summary").click();
+    // The server's refusal, in its words: a link-local address (the cloud metadata address) is never a destination.
+    await page.getByTestId("destination-name").fill("metadata");
+    await page.getByTestId("destination-url").fill("http://169.254.169.254/latest");
+    await page.getByTestId("destination-submit").click();
+    await page.getByTestId("destination-form").locator(".error").waitFor();
+    assert.match(await page.getByTestId("destination-form").locator(".error").innerText(), /169\.254\.169\.254/);
+    // A URL that is not http(s) is refused before it is sent.
+    await page.getByTestId("destination-url").fill("ftp://127.0.0.1/");
+    await page.getByTestId("destination-submit").click();
+    await page.getByTestId("destination-form").getByText("http:// or https://").waitFor();
+
+    await page.getByTestId("destination-name").fill("receiver");
+    await page.getByTestId("destination-url").fill(receiver.url);
+    await page.getByTestId("destination-submit").click();
+    await page.getByTestId("secret-once").waitFor();
+    assert.match(await page.getByTestId("secret-once").innerText(), /you will not see it again/i);
+    secret = await page.getByTestId("secret-value").inputValue();
+    assert.match(secret, /^[A-Za-z0-9_-]{43,}$/, "at least 32 random bytes, base64url");
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: test.url });
+    await page.getByTestId("copy-secret").click();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
+    await page.getByTestId("destination").filter({ hasText: "receiver" }).waitFor();
+
+    const listed = await client.get("/api/alerts/destinations");
+    assert.equal(listed.status, 200);
+    assert.deepEqual(
+      listed.body.destinations.map((destination: { name: string }) => destination.name),
+      ["receiver"],
+    );
+    assert.ok(!JSON.stringify(listed.body).includes(secret), "the list never answers a secret");
+    await page.reload();
+    await page.getByTestId("destination").filter({ hasText: "receiver" }).waitFor();
+    assert.equal(await page.getByTestId("secret-once").count(), 0);
+    assert.ok(!(await page.content()).includes(secret), "gone after a reload");
+  });
+
+  it("refuses an incomplete rule before sending it, then creates a threshold rule from the form", async () => {
+    await page.getByTestId("new-rule").locator("summary").click();
+    const form = page.getByTestId("new-rule").getByTestId("rule-form");
+    await form.getByTestId("rule-submit").click();
+    await form.getByTestId("problem-name").waitFor();
+    await form.getByTestId("problem-metric").waitFor();
+    await form.getByTestId("problem-value").waitFor();
+    await form.getByTestId("rule-name").fill("loss too high");
+    await form.getByTestId("rule-metric").fill("train/loss");
+    await form.getByTestId("rule-value").fill("5");
+    await form.getByTestId("rule-consecutive").fill("0");
+    await form.getByTestId("rule-submit").click();
+    await form.getByTestId("problem-consecutive").waitFor();
+    assert.equal((await client.get("/api/alerts/rules", { projectName: PROJECT })).body.rules.length, 0, "nothing was sent");
+
+    await form.getByTestId("rule-consecutive").fill("2");
+    await form.getByTestId("rule-destinations").getByLabel("receiver").check();
+    await form.getByTestId("rule-submit").click();
+    const row = page.getByTestId("alert-rule").filter({ hasText: "loss too high" });
+    await row.waitFor();
+    assert.equal(await row.getByTestId("rule-condition").innerText(), "when train/loss is above 5 for 2 consecutive points");
+    assert.equal(await row.getByTestId("rule-notifies").innerText(), "→ receiver");
+    const rules = (await client.get("/api/alerts/rules", { projectName: PROJECT })).body.rules;
+    assert.equal(rules.length, 1);
+    assert.deepEqual(rules[0].condition, { type: "threshold", metric: "train/loss", op: "above", value: 5, consecutive: 2 });
+    assert.equal(rules[0].enabled, true);
+    await shot("95-alert-settings");
+  });
+
+  it("shows the event a crossing fires on the run page and in the project's history, delivered and signed with the shown secret", async () => {
+    await loss(6); // one point above: not yet (2 consecutive)
+    await loss(7, 8);
+    await until("the delivery", () => receiver.received.length === 1);
+    const delivery = receiver.received[0]!;
+    const timestamp = String(delivery.headers["x-stepwise-timestamp"]);
+    const expected = `sha256=${createHmac("sha256", secret).update(`${timestamp}.${delivery.body}`).digest("hex")}`;
+    assert.equal(delivery.headers["x-stepwise-signature"], expected, "signed with the secret the page showed");
+
+    await page.goto(new URL(`/projects/${PROJECT}/runs/${run.runId}?tab=alerts`, test.url).toString());
+    const event = page.getByTestId("run-alert-history").getByTestId("alert-event");
+    await event.filter({ hasText: "loss too high" }).waitFor();
+    await event.locator("[data-testid=delivery][data-status=delivered]").waitFor();
+    assert.equal(await event.count(), 1);
+    assert.equal(await event.locator("[data-testid=delivery]").getAttribute("data-delivery-id"), delivery.headers["x-stepwise-delivery"]);
+
+    await page.goto(settings());
+    const history = page.getByTestId("project-alert-history").getByTestId("alert-event");
+    await history.locator("[data-testid=delivery][data-status=delivered]").waitFor();
+    assert.equal(await history.getByRole("link", { name: "resnet-lr-0.1" }).getAttribute("href"), `/projects/${PROJECT}/runs/${run.runId}`);
+  });
+
+  it("shows a failing delivery's last error, then failed in Delivery status, and Retry delivers it", async () => {
+    receiver.setStatus(500);
+    await loss(1); // back below: the rule re-arms
+    await loss(9, 9); // fires again
+    await until("a failed attempt", () => receiver.received.length >= 2);
+    await page.goto(settings());
+    const latest = page.getByTestId("project-alert-history").getByTestId("alert-event").first();
+    await latest.getByTestId("delivery-error").waitFor();
+    assert.match(await latest.getByTestId("delivery-error").innerText(), /500/);
+    const deliveryId = await latest.getByTestId("delivery").getAttribute("data-delivery-id");
+
+    const outbox = page.getByTestId("outbox");
+    const failed = outbox.locator(`[data-testid=delivery][data-delivery-id='${deliveryId}'][data-status=failed]`);
+    await failed.waitFor({ timeout: 30_000 }); // the outbox reads again until its attempts are used up
+    await shot("96-delivery-failed");
+    await page.getByTestId("outbox").screenshot({ path: `${DOCS}alerts.png` });
+    receiver.setStatus(200);
+    const attemptsBefore = receiver.received.length;
+    await failed.getByTestId("retry-delivery").click();
+    await until("the retried delivery", () => receiver.received.length > attemptsBefore);
+    assert.equal(receiver.received.at(-1)!.headers["x-stepwise-delivery"], deliveryId, "the same delivery ID on retry");
+    await outbox.getByLabel("delivered").check();
+    await outbox.locator(`[data-testid=delivery][data-delivery-id='${deliveryId}'][data-status=delivered]`).waitFor();
+  });
+
+  it("turns a rule off, edits it and deletes it from its row", async () => {
+    const row = page.getByTestId("alert-rule").filter({ hasText: "loss too high" });
+    await row.getByTestId("rule-enabled").uncheck();
+    await until(
+      "the rule off",
+      async () => (await client.get("/api/alerts/rules", { projectName: PROJECT })).body.rules[0].enabled === false,
+    );
+    await row.getByTestId("edit-rule").click();
+    await row.getByTestId("rule-op").selectOption("below");
+    await row.getByTestId("rule-value").fill("0.5");
+    await row.getByTestId("rule-submit").click();
+    await row.getByTestId("rule-condition").filter({ hasText: "when train/loss is below 0.5 for 2 consecutive points" }).waitFor();
+    await row.getByTestId("delete-rule").click();
+    await row.waitFor({ state: "detached" });
+    assert.equal((await client.get("/api/alerts/rules", { projectName: PROJECT })).body.rules.length, 0);
+    assert.deepEqual(errors, []);
+  });
+});
