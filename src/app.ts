@@ -22,15 +22,16 @@ import { sweepRoutes } from "./http/routes/sweep.js";
 import { runDetailRoutes } from "./http/routes/run-details.js";
 import { runWriteRoutes } from "./http/routes/runs.js";
 import { savedViewRoutes } from "./http/routes/saved-views.js";
+import { alertRoutes } from "./http/routes/alerts.js";
 import { FieldFilterTerm, RunFilterGrammar } from "./http/schemas/run-list.js";
 import { rejectIllFormedText, rejectNonFiniteNumbers, requestIdOf, requestLogFields } from "./http/request-guards.js";
 import { pageNotFound, webUiRoutes } from "./http/web-ui.js";
-import { createServices } from "./services/services.js";
+import { createServices, type Services } from "./services/services.js";
 
 export type { AppDeps };
 
 /** Builds the whole HTTP application from its dependencies; never listens (main and tests do). */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp(deps: AppDeps, services: Services = createServices(deps)): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.config.logLevel === "silent" ? false : { level: deps.config.logLevel, serializers: { req: requestLogFields } },
     bodyLimit: DEFAULT_BODY_LIMIT,
@@ -43,7 +44,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   limitConnections(app.server, deps.config);
-  const routeDeps: RouteDeps = { ...deps, services: createServices(deps) };
+  const routeDeps: RouteDeps = { ...deps, services };
+  if (app.log) services.alerts.evaluator.log = app.log;
   app.setErrorHandler(errorHandler);
   // Clients post some bodyless requests (POST /api/slug) with a JSON content type; an empty body is "no body".
   const parseJson = app.getDefaultJsonParser("error", "error");
@@ -100,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(fileRoutes(routeDeps));
     await api.register(modelRoutes(routeDeps));
     await api.register(savedViewRoutes(routeDeps));
+    await api.register(alertRoutes(routeDeps));
     await api.register(mlflowRoutes(routeDeps));
   });
   return app;

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { type AllowList, parseAllowList } from "./domain/alerts/address-policy.js";
 
 /**
  * The one option table. Each option has a CLI flag, an environment variable and a default;
@@ -44,6 +45,10 @@ export interface Config {
   readonly s3DirectUrls: boolean;
   /** Empty: the embedded SQLite store in dataDir. `postgres://…`: that PostgreSQL database. */
   readonly databaseUrl: string;
+  /** Host names and CIDR ranges alert destinations may reach although they are loopback, private, link-local… (domain/alerts/address-policy.ts). */
+  readonly alertsAllowHosts: AllowList;
+  /** An alert delivery that failed this many attempts is marked failed (retried by hand from then on). */
+  readonly alertsMaxAttempts: number;
 }
 
 interface OptionSpec {
@@ -244,6 +249,28 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: "Empty: the embedded SQLite store in --data-dir. postgres://user:pass@host:port/db: that PostgreSQL database.",
     parse: (v) => parseDatabaseUrl(v),
     display: (v) => maskPassword(v),
+  },
+  {
+    key: "alertsAllowHosts",
+    flag: "--alerts-allow-hosts",
+    env: "STEPWISE_ALERTS_ALLOW_HOSTS",
+    default: "",
+    doc: "Alert destinations may not reach loopback, private, link-local or metadata addresses; this comma-separated list of host names and CIDR ranges (127.0.0.1, 10.0.0.0/8, hooks.internal) is allowed anyway.",
+    parse: (v) => {
+      try {
+        return parseAllowList(v);
+      } catch (error) {
+        throw new ConfigError(`alerts-allow-hosts: ${(error as Error).message}`);
+      }
+    },
+  },
+  {
+    key: "alertsMaxAttempts",
+    flag: "--alerts-max-attempts",
+    env: "STEPWISE_ALERTS_MAX_ATTEMPTS",
+    default: "10",
+    doc: "Attempts of an alert delivery (exponential backoff with jitter from 2 s, at most 1 h apart) before it is marked failed.",
+    parse: (v) => parseInteger(v, "alerts-max-attempts", 1, 100),
   },
 ];
 

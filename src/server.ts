@@ -6,6 +6,8 @@ import type { Config } from "./config.js";
 import { systemClock, type Clock } from "./domain/time.js";
 import { loadSigningSecret } from "./files/signing-secret.js";
 import { bootstrap } from "./services/accounts.js";
+import { type AlertBackground, startAlertBackground } from "./services/alert-monitor.js";
+import { createServices, type Services } from "./services/services.js";
 import { startStaleRunMonitor, type StaleRunMonitor } from "./services/stale-runs.js";
 import { openConfiguredStore } from "./store/open.js";
 import type { Store } from "./store/store.js";
@@ -16,6 +18,8 @@ export interface RunningServer {
   app: FastifyInstance;
   store: Store;
   staleMonitor: StaleRunMonitor;
+  /** The delivery worker and the stalled check (services/alert-monitor.ts). */
+  alerts: AlertBackground;
   /** The key created on first start of an empty data directory; undefined otherwise. */
   bootstrapKey: string | undefined;
   /**
@@ -37,10 +41,13 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
   });
   let app: FastifyInstance;
   let blobs: BlobStore | undefined;
+  let services: Services;
   try {
     blobs = await openBlobStore(config);
     const signingSecret = await loadSigningSecret(waitingOutLocks(store, STARTUP_LOCK_WAIT_MS), config.dataDir, clock.now());
-    app = await buildApp({ config, store, clock, blobs, signingSecret });
+    const deps = { config, store, clock, blobs, signingSecret };
+    services = createServices(deps);
+    app = await buildApp(deps, services);
   } catch (error) {
     blobs?.close();
     await store.close();
@@ -50,12 +57,20 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     const address = await app.listen({ port: config.port, host: config.host });
     // After listen: a start that cannot listen (port taken) must not create the one key it would never print.
     const bootstrapKey = await bootstrap(waitingOutLocks(store, STARTUP_LOCK_WAIT_MS), clock);
-    const staleMonitor = startStaleRunMonitor({ config, store, clock }, app.log);
+    const { evaluator } = services.alerts;
+    const alerts = startAlertBackground({ config, store, clock }, evaluator, app.log);
+    // Runs the sweep failed fire their status rules like any other status change.
+    const staleMonitor = startStaleRunMonitor({ config, store, clock }, app.log, (runIds) => {
+      void (async () => {
+        for (const runId of runIds) await evaluator.afterStatus(runId, "FAILED");
+      })();
+    });
     const url = config.host.includes(":") ? address : address.replace("0.0.0.0", "127.0.0.1");
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
         await staleMonitor.stop();
+        await alerts.stop();
         const cutOff = setTimeout(() => {
           app.log.warn("shutdown timeout reached: cutting the requests still in flight");
           app.server.closeAllConnections();
@@ -68,7 +83,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
         blobs.close();
         await store.close();
       })());
-    return { url, app, store, staleMonitor, bootstrapKey, close };
+    return { url, app, store, staleMonitor, alerts, bootstrapKey, close };
   } catch (error) {
     await app.close();
     blobs.close();

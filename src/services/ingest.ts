@@ -1,5 +1,6 @@
 import { sliceBySize, sliceSeries } from "../domain/ingest-slices.js";
 import type { Clock } from "../domain/time.js";
+import type { AlertEvaluator } from "./alert-evaluator.js";
 import { decodeConsoleLines, decodeDataRows, decodeMetrics } from "../ingest/decode.js";
 import type { ConsoleLine, DataRow, MetricSeries, Store } from "../store/store.js";
 
@@ -47,7 +48,17 @@ export type NdjsonKind = "metrics" | "logs" | "data";
  * when the run is not in the organization (each protocol says so in its words).
  */
 export class IngestService {
-  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+  constructor(
+    private readonly deps: { store: Store; clock: Clock },
+    /** Alert rules are evaluated here, the one point both protocols' metric writes go through, after the write committed. */
+    private readonly alerts: AlertEvaluator,
+  ) {}
+
+  private async metricsThenAlerts(orgId: string, runId: number, series: MetricSeries[], now: number): Promise<number | undefined> {
+    const accepted = await appendMetricsInSlices(this.deps.store, orgId, runId, series, now);
+    if (accepted !== undefined) await this.alerts.afterMetrics(runId, series);
+    return accepted;
+  }
 
   /** One NDJSON body of `kind` into the run. */
   async ndjson(kind: NdjsonKind, orgId: string, runId: number, body: string): Promise<number | undefined> {
@@ -55,7 +66,7 @@ export class IngestService {
     switch (kind) {
       case "metrics": {
         const batch = await decodeMetrics(body);
-        return appendMetricsInSlices(store, orgId, runId, batch.series, clock.now());
+        return this.metricsThenAlerts(orgId, runId, batch.series, clock.now());
       }
       case "logs": {
         const lines = await decodeConsoleLines(body);
@@ -70,6 +81,6 @@ export class IngestService {
 
   /** Metric series already parsed (MLflow's metrics of one request), written at `now`. */
   metrics(orgId: string, runId: number, series: MetricSeries[], now: number): Promise<number | undefined> {
-    return appendMetricsInSlices(this.deps.store, orgId, runId, series, now);
+    return this.metricsThenAlerts(orgId, runId, series, now);
   }
 }

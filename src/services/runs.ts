@@ -3,6 +3,7 @@ import type { Json } from "../domain/merge.js";
 import type { RunStatus } from "../domain/status.js";
 import type { Clock } from "../domain/time.js";
 import type { Actor, CreateRunInput, LogType, NewAlert, Run, StatusUpdate, Store } from "../store/store.js";
+import type { AlertEvaluator } from "./alert-evaluator.js";
 import { type RunReference, resolveRunReference } from "./run-lookup.js";
 
 /** A write that finds no run in the organization is a 404 naming the run. */
@@ -17,22 +18,33 @@ function found<T>(result: T | undefined | false, runId: number): T {
  * a run that is not in the organization is RUN_NOT_FOUND.
  */
 export class RunLifecycle {
-  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+  constructor(
+    private readonly deps: { store: Store; clock: Clock },
+    /** Status and client-alert rules are evaluated after the write committed. */
+    private readonly alerts: AlertEvaluator,
+  ) {}
 
   /** Creates a run (or resumes the one its external ID names: `resumed`). */
-  create(orgId: string, input: Omit<CreateRunInput, "now">, actor: Actor, now = this.deps.clock.now()) {
-    return this.deps.store.createRun(orgId, { ...input, now }, actor);
+  async create(orgId: string, input: Omit<CreateRunInput, "now">, actor: Actor, now = this.deps.clock.now()) {
+    const created = await this.deps.store.createRun(orgId, { ...input, now }, actor);
+    // A resumed run runs again: its status rules re-arm.
+    if (created.resumed) await this.alerts.afterStatus(created.run.id, created.run.status);
+    return created;
   }
 
   /** Sets the run a reference names back to RUNNING. */
   async resume(orgId: string, ref: RunReference, actor: Actor): Promise<Run> {
     const run = await resolveRunReference(this.deps.store, orgId, ref);
-    return found(await this.deps.store.resumeRun(orgId, run.id, this.deps.clock.now(), actor), run.id);
+    const resumed = found(await this.deps.store.resumeRun(orgId, run.id, this.deps.clock.now(), actor), run.id);
+    await this.alerts.afterStatus(run.id, resumed.status);
+    return resumed;
   }
 
   /** Records a status change (status precedence decides whether it `applied`). */
   async updateStatus(orgId: string, runId: number, update: Omit<StatusUpdate, "now">, actor: Actor, now = this.deps.clock.now()) {
-    return found(await this.deps.store.updateRunStatus(orgId, runId, { ...update, now }, actor), runId);
+    const result = found(await this.deps.store.updateRunStatus(orgId, runId, { ...update, now }, actor), runId);
+    if (result.applied) await this.alerts.afterStatus(runId, update.status);
+    return result;
   }
 
   async setTags(orgId: string, runId: number, tags: string[]): Promise<void> {
@@ -64,5 +76,6 @@ export class RunLifecycle {
 
   async alert(orgId: string, runId: number, alert: NewAlert): Promise<void> {
     found(await this.deps.store.createAlert(orgId, runId, alert, this.deps.clock.now()), runId);
+    await this.alerts.afterClientAlert(runId, alert);
   }
 }

@@ -1,3 +1,4 @@
+import { AlertService } from "./alerts.js";
 import type { ServiceDeps } from "./deps.js";
 import { FileService } from "./files.js";
 import { IngestService } from "./ingest.js";
@@ -24,13 +25,17 @@ export interface Services {
   mlflowRuns: MlflowRuns;
   /** MLflow 3's logged models. */
   mlflowLoggedModels: MlflowLoggedModels;
+  /** Alert destinations, rules, events and deliveries, and the evaluator the writes above call. */
+  alerts: AlertService;
 }
 
 /** The services of one application (src/app.ts builds them once, so state such as upload turns is shared by every route). */
 export function createServices(deps: ServiceDeps): Services {
-  const runs = new RunLifecycle(deps);
-  const ingest = new IngestService(deps);
+  const alerts = new AlertService(deps);
+  const runs = new RunLifecycle(deps, alerts.evaluator);
+  const ingest = new IngestService(deps, alerts.evaluator);
   return {
+    alerts,
     runs,
     ingest,
     files: new FileService(deps),

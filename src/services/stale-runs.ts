@@ -33,7 +33,12 @@ export function sweepSchedule(staleAfterMs: number): { intervalMs: number; lease
  * (docs/architecture.md, "Several processes on one store"). Heartbeats live in the store, so the
  * sweeper sees those every process received.
  */
-export function startStaleRunMonitor(deps: Pick<ServiceDeps, "config" | "store" | "clock">, log: FastifyBaseLogger): StaleRunMonitor {
+export function startStaleRunMonitor(
+  deps: Pick<ServiceDeps, "config" | "store" | "clock">,
+  log: FastifyBaseLogger,
+  /** Called with the runs each round failed, after it committed (alert rules on their status). */
+  onFailed: (runIds: number[]) => void = () => {},
+): StaleRunMonitor {
   const { store, clock } = deps;
   const { staleAfterMs } = deps.config;
   if (staleAfterMs === 0) return { sweep: async () => 0, stop: async () => {} };
@@ -43,9 +48,12 @@ export function startStaleRunMonitor(deps: Pick<ServiceDeps, "config" | "store" 
   const sweep = async () => {
     const now = clock.now();
     if (!(await store.tryAcquireLease(SWEEPER_LEASE, holderId, now, leaseTtlMs))) return null;
-    const marked = await store.failStaleRuns(now - staleAfterMs, now);
-    if (marked > 0) log.info({ marked }, "marked stale runs as FAILED");
-    return marked;
+    const failed = await store.failStaleRuns(now - staleAfterMs, now);
+    if (failed.length > 0) {
+      log.info({ marked: failed.length }, "marked stale runs as FAILED");
+      onFailed(failed);
+    }
+    return failed.length;
   };
   const timer = setInterval(() => {
     sweep().catch((error: unknown) => log.error({ err: error }, "stale run sweep failed"));

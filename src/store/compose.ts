@@ -1,6 +1,8 @@
 import type { Store, StoreConnection } from "./store.js";
 import type { Workflow } from "./workflow.js";
 import * as accounts from "./workflows/accounts.js";
+import * as alerts from "./workflows/alerts.js";
+import type { AlertOperations } from "./workflows/alerts.js";
 import type { AccountOperations } from "./workflows/accounts.js";
 import * as loggedModels from "./workflows/logged-models.js";
 import type { LoggedModelOperations } from "./workflows/logged-models.js";
@@ -116,6 +118,25 @@ const TRANSACTIONS = {
   listSavedViews: "statement",
   updateSavedView: "transaction",
   deleteSavedView: "statement",
+  createAlertDestination: "statement",
+  listAlertDestinations: "statement",
+  getAlertDestination: "statement",
+  deleteAlertDestination: "statement",
+  createAlertRule: "transaction",
+  getAlertRule: "statement",
+  listAlertRules: "statement",
+  updateAlertRule: "transaction",
+  deleteAlertRule: "statement",
+  getAlertRunContext: "statement",
+  getAlertStates: "statement",
+  recordAlertTransitions: "transaction",
+  recordAlertEvent: "transaction",
+  listStalledCandidates: "statement",
+  listAlertEvents: "statement",
+  listAlertDeliveries: "statement",
+  retryAlertDelivery: "statement",
+  claimAlertDeliveries: "transaction",
+  finishAlertDelivery: "statement",
   exportRows: "statement",
   importRows: "transaction",
   countRows: "statement",
@@ -131,7 +152,8 @@ export type Operations = AccountOperations &
   LoggedModelOperations &
   MetricReadOperations &
   MetricWriteOperations &
-  SavedViewOperations;
+  SavedViewOperations &
+  AlertOperations;
 
 /** Store methods written once as workflows (src/store/workflows/): a backend implements their operations, not them. */
 const WORKFLOWS = {
@@ -147,6 +169,25 @@ const WORKFLOWS = {
   updateLoggedModel: loggedModels.updateLoggedModel,
   createSavedView: savedViews.createSavedView,
   updateSavedView: savedViews.updateSavedView,
+  createAlertDestination: alerts.createAlertDestination,
+  listAlertDestinations: alerts.listAlertDestinations,
+  getAlertDestination: alerts.getAlertDestination,
+  deleteAlertDestination: alerts.deleteAlertDestination,
+  createAlertRule: alerts.createAlertRule,
+  getAlertRule: alerts.getAlertRule,
+  listAlertRules: alerts.listAlertRules,
+  updateAlertRule: alerts.updateAlertRule,
+  deleteAlertRule: alerts.deleteAlertRule,
+  getAlertRunContext: alerts.getAlertRunContext,
+  getAlertStates: alerts.getAlertStates,
+  recordAlertTransitions: alerts.recordAlertTransitions,
+  recordAlertEvent: alerts.recordAlertEvent,
+  listStalledCandidates: alerts.listStalledCandidates,
+  listAlertEvents: alerts.listAlertEvents,
+  listAlertDeliveries: alerts.listAlertDeliveries,
+  retryAlertDelivery: alerts.retryAlertDelivery,
+  claimAlertDeliveries: alerts.claimAlertDeliveries,
+  finishAlertDelivery: alerts.finishAlertDelivery,
   createRun: lifecycle.createRun,
   resumeRun: lifecycle.resumeRun,
   updateRunStatus: lifecycle.updateRunStatus,

@@ -1,3 +1,4 @@
+import type { AlertStore } from "./alert-store.js";
 import type { Json } from "../domain/merge.js";
 import type { ConsoleLogType } from "../domain/console-logs.js";
 import type { Page, PageRequest } from "../domain/paging.js";
@@ -34,6 +35,7 @@ export interface Store
     LoggedModelStore,
     SharedStateStore,
     SavedViewStore,
+    AlertStore,
     CopyStore {}
 
 export interface StoreConnection {
@@ -376,9 +378,9 @@ export interface RunStore {
   /**
    * Marks every RUNNING run whose last heartbeat is older than `cutoff` as FAILED with status
    * metadata `{reason: "stale"}` and a history event of source `stale`, across organizations.
-   * Returns how many runs were marked.
+   * Returns the IDs of the runs marked (alert rules on their status are evaluated from them).
    */
-  failStaleRuns(cutoff: number, now: number): Promise<number>;
+  failStaleRuns(cutoff: number, now: number): Promise<number[]>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { after, before, describe } from "node:test";
 import type { Store } from "../../src/store/store.js";
 import { accountContract } from "./contract/accounts.js";
+import { alertContract } from "./contract/alerts.js";
 import { BACKENDS } from "./contract/backends.js";
 import { copyContract } from "./contract/copy.js";
 import { fileContract } from "./contract/files.js";
@@ -42,6 +43,7 @@ for (const backend of BACKENDS) {
     describe("ModelRegistryStore: MLflow's model registry", () => modelRegistryContract(store));
     describe("LoggedModelStore: MLflow 3's logged models", () => loggedModelContract(store));
     describe("SavedViewStore: saved views of a project's page", () => savedViewContract(store));
+    describe("AlertStore: alert destinations, rules, states, events and deliveries", () => alertContract(store));
     describe("organization isolation, across the interfaces", () => isolationContract(store));
     // These open stores of their own: they need empty ones, or two.
     describe("SharedStateStore: state shared by processes", () => sharedStateContract(backend));

@@ -42,8 +42,12 @@ export async function importRows(sql: Sql, name: string, rows: CopyRow[]): Promi
     inserted += await run(sql, text, values.map(toPg));
   }
   // Identities continue past the largest imported ID, so IDs the store generates later never collide.
-  if (table.key.length === 1 && table.key[0] === "id" && columns.includes("id") && table.columns[0]![1] === "integer") {
-    await row(sql, `SELECT setval(pg_get_serial_sequence('${table.name}', 'id'), coalesce(max(id), 0) + 1, false) FROM ${table.name}`);
+  const identity = table.key.length === 1 && (table.key[0] === "id" || table.key[0] === "seq") ? table.key[0] : undefined;
+  if (identity && columns.includes(identity) && table.columns[0]![1] === "integer") {
+    await row(
+      sql,
+      `SELECT setval(pg_get_serial_sequence('${table.name}', '${identity}'), coalesce(max(${identity}), 0) + 1, false) FROM ${table.name}`,
+    );
   }
   return inserted;
 }

@@ -14,6 +14,7 @@ import { getMlflowDefaultProject, getMlflowProject, getMlflowRun } from "./mlflo
 import { postgresRegistryOperations } from "./model-registry.js";
 import { getLoggedModel, writeLoggedModel } from "./logged-models.js";
 import { getSavedView, insertSavedView, writeSavedView } from "./saved-views.js";
+import { postgresAlertOperations } from "./alerts.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { postgresMetricWrites } from "./metrics.js";
 
@@ -216,6 +217,7 @@ export function postgresOperations(sql: Sql): Async<Operations> {
     insertSavedView: (orgId, projectId, input, now) => insertSavedView(sql, orgId, projectId, input, now),
     writeSavedView: (orgId, viewId, name, stateText, now) => writeSavedView(sql, orgId, viewId, name, stateText, now),
     getSavedView: (orgId, viewId) => getSavedView(sql, orgId, viewId),
+    ...postgresAlertOperations(sql),
     lockMlflowRun: (orgId, runId) => getMlflowRun(sql, orgId, runId, true),
     getMlflowRun: (orgId, runId) => getMlflowRun(sql, orgId, runId),
     writeRunMlflow: async (runId, mlflowRow, now) => {

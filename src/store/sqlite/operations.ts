@@ -10,6 +10,7 @@ import { getMlflowDefaultProject, getMlflowProject, getMlflowRun } from "./mlflo
 import { sqliteRegistryOperations } from "./model-registry.js";
 import { getLoggedModel, writeLoggedModel } from "./logged-models.js";
 import { getSavedView, insertSavedView, writeSavedView } from "./saved-views.js";
+import { sqliteAlertOperations } from "./alerts.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { sqliteMetricWrites } from "./metrics.js";
 import { getOrCreateProjectRow, getProject, getProjectByName } from "./projects.js";
@@ -194,6 +195,7 @@ export function sqliteOperations(s: Statements): Operations {
     insertSavedView: (orgId, projectId, input, now) => insertSavedView(s, orgId, projectId, input, now),
     writeSavedView: (orgId, viewId, name, stateText, now) => writeSavedView(s, orgId, viewId, name, stateText, now),
     getSavedView: (orgId, viewId) => getSavedView(s, orgId, viewId),
+    ...sqliteAlertOperations(s),
     lockMlflowRun: (orgId, runId) => getMlflowRun(s, orgId, runId),
     getMlflowRun: (orgId, runId) => getMlflowRun(s, orgId, runId),
     writeRunMlflow: (runId, row, now) => {

@@ -174,7 +174,7 @@ export function* updateRunStatus(
 }
 
 /** Store.failStaleRuns: a run resumed or heard from meanwhile is left alone, and no run is failed twice. */
-export function* failStaleRuns(cutoff: number, now: number): RunWorkflow<number> {
+export function* failStaleRuns(cutoff: number, now: number): RunWorkflow<number[]> {
   const failed = yield* perform("failRunsStaleSince", cutoff, now, STALE_STATUS_METADATA);
   for (const runId of failed) {
     yield* perform("insertStatusEvent", {
@@ -187,7 +187,7 @@ export function* failStaleRuns(cutoff: number, now: number): RunWorkflow<number>
       createdAt: now,
     });
   }
-  return failed.length;
+  return failed;
 }
 
 /** A new run's values in the column order both backends insert them: org_id, project_id, name, … mlflow_user_id (status is RUNNING). */

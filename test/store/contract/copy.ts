@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { it } from "node:test";
+import { INITIAL_STATE } from "../../../src/domain/alerts/conditions.js";
 import { copyStore, nonEmptyTables } from "../../../src/services/copy-store.js";
 import { COPY_TABLES, type CopyRow } from "../../../src/store/copy-tables.js";
 import type { Store } from "../../../src/store/store.js";
@@ -101,6 +102,32 @@ async function populate(s: Store): Promise<{ orgId: string; runId: number; forkI
   await s.updateLoggedModel(org.id, modelId, (m) => ({ ...m, status: "READY" }), T0 + 7);
   // A saved view of the run's project.
   await s.createSavedView(org.id, run.projectId, { name: "losses", stateText: '{"layout":{"cap":50},"hiddenRuns":[1]}' }, T0 + 8);
+  // An alert destination, a rule naming it, its state for the run, the event it fired and the event's delivery.
+  const destination = await s.createAlertDestination(
+    org.id,
+    { name: "hook", kind: "webhook", url: "https://hooks.example/x", secret: "s".repeat(43) },
+    T0 + 9,
+  );
+  const condition = { type: "non_finite" as const, metric: "train/loss" };
+  const rule = await s.createAlertRule(
+    org.id,
+    run.projectId,
+    { name: "nan", condition, destinationIds: [destination.id], enabled: true },
+    T0 + 9,
+  );
+  const event = { orgId: org.id, projectId: run.projectId, runId: run.id, ruleId: rule!.id, ruleName: "nan", kind: "non_finite" as const };
+  await s.recordAlertTransitions(
+    [
+      {
+        ruleId: rule!.id,
+        runId: run.id,
+        from: INITIAL_STATE,
+        to: { active: true, streak: 1 },
+        event: { ...event, title: "t", body: "b", level: "ERROR" },
+      },
+    ],
+    T0 + 9,
+  );
   return { orgId: org.id, runId: run.id, forkId: fork.run.id };
 }
 
@@ -179,6 +206,24 @@ export function copyContract(backend: StoreOpener<Store>): void {
       ))!;
       assert.ok(file!.id > Math.max(...(await allRows(s, "files")).map((row) => row[0] as number)));
       assert.equal((await t.listAlerts(orgId, next.run.id))!.length, 1);
+      const [copiedDestination] = await t.listAlertDestinations(orgId);
+      const test = {
+        orgId,
+        projectId: null,
+        runId: null,
+        ruleId: null,
+        ruleName: null,
+        kind: "test" as const,
+        title: "t",
+        body: "",
+        level: "INFO",
+      };
+      assert.equal(
+        (await t.recordAlertEvent(test, [copiedDestination!.id], T0 + 12)).length,
+        1,
+        "new events and deliveries after the copied ones",
+      );
+      assert.equal((await t.listAlertDeliveries(orgId, { status: null, limit: 10, beforeSeq: null })).length, 2);
       const view = await t.createSavedView(orgId, next.run.projectId, { name: "after copy", stateText: "{}" }, T0 + 12);
       assert.ok(view!.id > Math.max(...(await allRows(s, "saved_views")).map((row) => row[0] as number)));
       assert.deepEqual(

@@ -1,0 +1,88 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { RouteDeps } from "../deps.js";
+import { ErrorResponse, STANDARD_ERRORS, SuccessResponse } from "../schemas/common.js";
+import {
+  CreateDestinationBody,
+  CreateDestinationResponse,
+  CreateRuleBody,
+  DeliveryIdParams,
+  DeliveryListResponse,
+  DestinationIdParams,
+  DestinationListResponse,
+  EventListResponse,
+  ListDeliveriesQuery,
+  ListEventsQuery,
+  ListRulesQuery,
+  RuleIdParams,
+  RuleListResponse,
+  RuleResponse,
+  TestDeliveryResponse,
+  UpdateRuleBody,
+} from "../schemas/alerts.js";
+
+const tags = ["alerts"];
+const WRITE_ERRORS = { ...STANDARD_ERRORS, 409: ErrorResponse };
+
+/** Alert destinations, rules, events and deliveries of the key's organization (docs/api.md, "Alerts"). */
+export function alertRoutes({ services }: RouteDeps): FastifyPluginAsyncTypebox {
+  const alerts = services.alerts;
+  return async (app) => {
+    app.get(
+      "/api/alerts/destinations",
+      { schema: { tags, response: { 200: DestinationListResponse, ...STANDARD_ERRORS } } },
+      async (request) => alerts.listDestinations(request.auth.orgId),
+    );
+    app.post(
+      "/api/alerts/destinations",
+      { schema: { tags, body: CreateDestinationBody, response: { 201: CreateDestinationResponse, ...WRITE_ERRORS } } },
+      async (request, reply) => reply.code(201).send(await alerts.createDestination(request.auth.orgId, request.body)),
+    );
+    app.delete(
+      "/api/alerts/destinations/:destinationId",
+      { schema: { tags, params: DestinationIdParams, response: { 200: SuccessResponse, ...STANDARD_ERRORS } } },
+      async (request) => alerts.deleteDestination(request.auth.orgId, request.params.destinationId),
+    );
+    app.post(
+      "/api/alerts/destinations/:destinationId/test",
+      { schema: { tags, params: DestinationIdParams, response: { 202: TestDeliveryResponse, ...STANDARD_ERRORS } } },
+      async (request, reply) => reply.code(202).send(await alerts.testDestination(request.auth.orgId, request.params.destinationId)),
+    );
+
+    app.get(
+      "/api/alerts/rules",
+      { schema: { tags, querystring: ListRulesQuery, response: { 200: RuleListResponse, ...STANDARD_ERRORS } } },
+      async (request) => alerts.listRules(request.auth.orgId, request.query.projectName),
+    );
+    app.post(
+      "/api/alerts/rules",
+      { schema: { tags, body: CreateRuleBody, response: { 201: RuleResponse, ...WRITE_ERRORS } } },
+      async (request, reply) => reply.code(201).send(await alerts.createRule(request.auth.orgId, request.body)),
+    );
+    app.patch(
+      "/api/alerts/rules/:ruleId",
+      { schema: { tags, params: RuleIdParams, body: UpdateRuleBody, response: { 200: RuleResponse, ...WRITE_ERRORS } } },
+      async (request) => alerts.updateRule(request.auth.orgId, request.params.ruleId, request.body),
+    );
+    app.delete(
+      "/api/alerts/rules/:ruleId",
+      { schema: { tags, params: RuleIdParams, response: { 200: SuccessResponse, ...STANDARD_ERRORS } } },
+      async (request) => alerts.deleteRule(request.auth.orgId, request.params.ruleId),
+    );
+
+    app.get(
+      "/api/alerts/events",
+      { schema: { tags, querystring: ListEventsQuery, response: { 200: EventListResponse, ...STANDARD_ERRORS } } },
+      async (request) => alerts.listEvents(request.auth.orgId, request.query),
+    );
+    app.get(
+      "/api/alerts/deliveries",
+      { schema: { tags, querystring: ListDeliveriesQuery, response: { 200: DeliveryListResponse, ...STANDARD_ERRORS } } },
+      async (request) => alerts.listDeliveries(request.auth.orgId, request.query),
+    );
+    app.post(
+      "/api/alerts/deliveries/:deliveryId/retry",
+      { schema: { tags, params: DeliveryIdParams, response: { 200: SuccessResponse, ...STANDARD_ERRORS } } },
+      async (request) => alerts.retryDelivery(request.auth.orgId, request.params.deliveryId),
+    );
+  };
+}

@@ -1,0 +1,60 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { FastifyBaseLogger } from "fastify";
+import { DEFAULT_RETRY_POLICY } from "../domain/alerts/delivery.js";
+import type { AlertEvaluator } from "./alert-evaluator.js";
+import { type DeliveryOutcomeKind, type DeliveryWorker, startDeliveryWorker } from "./alert-delivery.js";
+import type { ServiceDeps } from "./deps.js";
+
+/** The lease that makes one process at a time the checker of stalled runs. */
+export const STALL_CHECKER_LEASE = "alert-stall-checker";
+/** Stalled conditions are at least 10 s; checked every 5 s, a stall is seen at most 5 s late. */
+export const STALL_CHECK_INTERVAL_MS = 5000;
+
+export interface AlertBackground {
+  worker: DeliveryWorker;
+  /** One stalled check now: how many rules fired, or null when another process holds the lease. */
+  checkStalled(): Promise<number | null>;
+  stop(): Promise<void>;
+}
+
+/**
+ * What every process runs for alerts: its delivery worker, and the stalled check under a lease
+ * (like the stale-run sweep, services/stale-runs.ts: one process at a time).
+ */
+export function startAlertBackground(
+  deps: Pick<ServiceDeps, "config" | "store" | "clock">,
+  evaluator: AlertEvaluator,
+  log: FastifyBaseLogger,
+  onOutcome?: (outcome: DeliveryOutcomeKind) => void,
+): AlertBackground {
+  const { store, clock, config } = deps;
+  const worker = startDeliveryWorker(deps, log, {
+    allow: config.alertsAllowHosts,
+    publicUrl: config.publicUrl,
+    retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: config.alertsMaxAttempts },
+    onOutcome,
+  });
+  evaluator.onQueued = () => worker.wake();
+  const holderId = `${hostname()}/${process.pid}/${randomUUID()}`;
+  const checkStalled = async () => {
+    if (!(await store.tryAcquireLease(STALL_CHECKER_LEASE, holderId, clock.now(), 3 * STALL_CHECK_INTERVAL_MS))) return null;
+    return evaluator.checkStalled();
+  };
+  const timer = setInterval(() => {
+    checkStalled().catch((error: unknown) => log.error({ err: error }, "stalled run check failed"));
+  }, STALL_CHECK_INTERVAL_MS);
+  timer.unref();
+  return {
+    worker,
+    checkStalled,
+    async stop() {
+      clearInterval(timer);
+      evaluator.onQueued = () => {};
+      await worker.stop();
+      await store
+        .releaseLease(STALL_CHECKER_LEASE, holderId)
+        .catch((error: unknown) => log.warn({ err: error }, "could not release the stall checker lease"));
+    },
+  };
+}

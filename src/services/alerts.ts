@@ -1,0 +1,172 @@
+import { randomBytes } from "node:crypto";
+import { type ConditionInput, MIN_SECRET_LENGTH, alertName, normalizeCondition } from "../domain/alerts/rules.js";
+import { DomainError, invalidInput, projectNotFound } from "../domain/errors.js";
+import type { Clock } from "../domain/time.js";
+import type { Config } from "../config.js";
+import type { AlertRule, DeliveryStatus, DestinationKind, NewAlertRule } from "../store/alert-store.js";
+import type { Store } from "../store/store.js";
+import { AlertEvaluator } from "./alert-evaluator.js";
+import { urlRefusal } from "./alert-http.js";
+
+/**
+ * Alert destinations, rules, events and deliveries of the caller's organization (docs/api.md,
+ * "Alerts"): another organization's IDs read as ones that do not exist (404). Holds the process's
+ * evaluator, whose cache a rule change here invalidates at once (other processes within its TTL).
+ */
+
+const notFound = (what: string, id: number | string) => new DomainError("NOT_FOUND", `${what} ${id} not found`);
+
+const presentRule = (rule: AlertRule) => ({
+  id: rule.id,
+  projectName: rule.projectName,
+  name: rule.name,
+  condition: rule.condition,
+  destinationIds: rule.destinationIds,
+  enabled: rule.enabled,
+  createdAt: rule.createdAt,
+  updatedAt: rule.updatedAt,
+});
+
+/** Paging by descending ID: the next page starts below the last row's. */
+function parseCursor(cursor: string | undefined): number | null {
+  if (cursor === undefined) return null;
+  if (!/^[1-9]\d{0,14}$/.test(cursor)) throw invalidInput("cursor: not a cursor this server gave");
+  return Number(cursor);
+}
+
+const nextCursor = (page: { length: number }, limit: number, last: number | undefined) =>
+  page.length === limit && last !== undefined ? String(last) : null;
+
+export class AlertService {
+  readonly evaluator: AlertEvaluator;
+
+  constructor(private readonly deps: { store: Store; clock: Clock; config: Config }) {
+    this.evaluator = new AlertEvaluator(deps);
+  }
+
+  async listDestinations(orgId: string) {
+    return { destinations: await this.deps.store.listAlertDestinations(orgId) };
+  }
+
+  async createDestination(orgId: string, body: { name: string; kind: DestinationKind; url: string; secret?: string }) {
+    const refusal = urlRefusal(body.url, this.deps.config.alertsAllowHosts);
+    if (refusal) throw invalidInput(refusal.startsWith("url:") ? refusal : `url: ${refusal}`);
+    if (body.kind === "slack" && body.secret !== undefined) throw invalidInput("secret: a slack destination has none");
+    if (body.secret !== undefined && body.secret.length < MIN_SECRET_LENGTH) {
+      throw invalidInput(`secret: at least ${MIN_SECRET_LENGTH} characters`);
+    }
+    const secret = body.kind === "slack" ? null : (body.secret ?? randomBytes(32).toString("base64url"));
+    const input = { name: alertName(body.name), kind: body.kind, url: body.url, secret };
+    const destination = await this.deps.store.createAlertDestination(orgId, input, this.deps.clock.now());
+    return { destination, secret };
+  }
+
+  async deleteDestination(orgId: string, destinationId: number) {
+    if (!(await this.deps.store.deleteAlertDestination(orgId, destinationId))) throw notFound("destination", destinationId);
+    this.evaluator.invalidateAll();
+    return { success: true };
+  }
+
+  async testDestination(orgId: string, destinationId: number) {
+    const destination = await this.deps.store.getAlertDestination(orgId, destinationId);
+    if (!destination) throw notFound("destination", destinationId);
+    const event = {
+      orgId,
+      projectId: null,
+      runId: null,
+      ruleId: null,
+      ruleName: null,
+      kind: "test" as const,
+      title: "Test delivery from Stepwise",
+      body: `A test of the destination '${destination.name}'.`,
+      level: "INFO",
+    };
+    const [deliveryId] = await this.deps.store.recordAlertEvent(event, [destinationId], this.deps.clock.now());
+    if (!deliveryId) throw notFound("destination", destinationId); // deleted meanwhile
+    this.evaluator.onQueued();
+    return { deliveryId };
+  }
+
+  private async project(orgId: string, projectName: string) {
+    const project = await this.deps.store.getProjectByName(orgId, projectName);
+    if (!project) throw projectNotFound(projectName);
+    return project;
+  }
+
+  /** Every destination must be the organization's: one that is not is a 404, as another organization's ID always is. */
+  private async checkDestinations(orgId: string, destinationIds: number[]) {
+    const known = new Set((await this.deps.store.listAlertDestinations(orgId)).map((destination) => destination.id));
+    const unknown = destinationIds.find((id) => !known.has(id));
+    if (unknown !== undefined) throw notFound("destination", unknown);
+    return [...new Set(destinationIds)];
+  }
+
+  async listRules(orgId: string, projectName: string) {
+    const project = await this.project(orgId, projectName);
+    return { rules: (await this.deps.store.listAlertRules(orgId, project.id)).map(presentRule) };
+  }
+
+  async createRule(
+    orgId: string,
+    body: { projectName: string; name: string; condition: ConditionInput; destinationIds: number[]; enabled?: boolean },
+  ) {
+    const input: NewAlertRule = {
+      name: alertName(body.name),
+      condition: normalizeCondition(body.condition),
+      destinationIds: await this.checkDestinations(orgId, body.destinationIds),
+      enabled: body.enabled ?? true,
+    };
+    const project = await this.project(orgId, body.projectName);
+    const rule = await this.deps.store.createAlertRule(orgId, project.id, input, this.deps.clock.now());
+    if (!rule) throw projectNotFound(body.projectName);
+    this.evaluator.invalidateProject(project.id);
+    return { rule: presentRule(rule) };
+  }
+
+  async updateRule(
+    orgId: string,
+    ruleId: number,
+    body: { name?: string; condition?: ConditionInput; destinationIds?: number[]; enabled?: boolean },
+  ) {
+    const change: Partial<NewAlertRule> = {};
+    if (body.name !== undefined) change.name = alertName(body.name);
+    if (body.condition !== undefined) change.condition = normalizeCondition(body.condition);
+    if (body.destinationIds !== undefined) change.destinationIds = await this.checkDestinations(orgId, body.destinationIds);
+    if (body.enabled !== undefined) change.enabled = body.enabled;
+    const rule = await this.deps.store.updateAlertRule(orgId, ruleId, change, this.deps.clock.now());
+    if (!rule) throw notFound("rule", ruleId);
+    this.evaluator.invalidateProject(rule.projectId);
+    return { rule: presentRule(rule) };
+  }
+
+  async deleteRule(orgId: string, ruleId: number) {
+    const rule = await this.deps.store.getAlertRule(orgId, ruleId);
+    if (!rule || !(await this.deps.store.deleteAlertRule(orgId, ruleId))) throw notFound("rule", ruleId);
+    this.evaluator.invalidateProject(rule.projectId);
+    return { success: true };
+  }
+
+  async listEvents(orgId: string, query: { projectName: string; runId?: number; limit: number; cursor?: string }) {
+    const project = await this.project(orgId, query.projectName);
+    const page = { runId: query.runId ?? null, limit: query.limit, beforeId: parseCursor(query.cursor) };
+    const events = await this.deps.store.listAlertEvents(orgId, project.id, page);
+    return { events, nextCursor: nextCursor(events, query.limit, events.at(-1)?.id) };
+  }
+
+  async listDeliveries(orgId: string, query: { status?: DeliveryStatus; limit: number; cursor?: string }) {
+    const page = { status: query.status ?? null, limit: query.limit, beforeSeq: parseCursor(query.cursor) };
+    const deliveries = await this.deps.store.listAlertDeliveries(orgId, page);
+    return {
+      deliveries: deliveries.map(({ seq: _seq, ...delivery }) => delivery),
+      nextCursor: nextCursor(deliveries, query.limit, deliveries.at(-1)?.seq),
+    };
+  }
+
+  async retryDelivery(orgId: string, deliveryId: string) {
+    if (!(await this.deps.store.retryAlertDelivery(orgId, deliveryId, this.deps.clock.now()))) {
+      throw notFound("failed delivery", deliveryId);
+    }
+    this.evaluator.onQueued();
+    return { success: true };
+  }
+}
