@@ -3,7 +3,7 @@
  * test starts (docs/api.md, "Alerts"): a webhook destination created on the project's settings page
  * shows its generated secret once (gone after a reload, never in the API's answers) and deliveries
  * are signed with that very secret; the rule form refuses what the server would refuse before
- * sending, and shows the server's own refusal; a threshold rule created in the form fires when
+ * sending (with the server's own checks), and shows the server's refusal of what only its schema refuses; a threshold rule created in the form fires when
  * ingested points cross it, its event shows in the run page's and the project's history with its
  * delivery delivered; with the receiver answering 500, the next event's delivery shows pending with
  * its last error, then failed in Delivery status, and Retry delivers it (same delivery ID). The
@@ -13,8 +13,6 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { mkdirSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -22,50 +20,21 @@ import { launchBrowser } from "../helpers/browser.js";
 import type { ApiClient } from "../helpers/client.js";
 import { ingest, toNdjson } from "../helpers/ingest.js";
 import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
+import { WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 const SCREENSHOTS = fileURLToPath(new URL("../../test-output/ui-screenshots/", import.meta.url));
 const DOCS = fileURLToPath(new URL("../../docs/", import.meta.url));
 const PROJECT = "alerting";
-/** The receiver listens on 127.0.0.1, which destinations may reach only when the operator allows it. */
-const ALERT_FLAGS = { "--alerts-allow-hosts": "127.0.0.1" };
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A webhook receiver: records what it is sent and answers `status` (200, or 500 to fail deliveries). */
-async function startReceiver(): Promise<{
-  url: string;
-  received: Received[];
-  setStatus: (status: number) => void;
-  close: () => Promise<void>;
-}> {
-  const received: Received[] = [];
-  let status = 200;
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
-      response.writeHead(status, { "content-type": "text/plain" }).end(status === 200 ? "ok" : "receiver is down");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    received,
-    setStatus: (next) => {
-      status = next;
-    },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
+/**
+ * The receiver listens on 127.0.0.1, which destinations may reach only when the operator allows it;
+ * a delivery is given up after its second failed attempt (its first retry comes within 2 s).
+ */
+const ALERT_FLAGS = { "--alerts-allow-hosts": "127.0.0.1", "--alerts-max-attempts": "2" };
 
 describe("alerts in the web UI", () => {
   let test: TestServer;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: WebhookReceiver;
+  let receiverStatus = 200;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -91,7 +60,8 @@ describe("alerts in the web UI", () => {
 
   before(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    receiver = await startReceiver();
+    receiver = await WebhookReceiver.start();
+    receiver.answer = () => ({ status: receiverStatus });
     test = await startTestServer({ flags: ALERT_FLAGS });
     const org = await makeOrg(test);
     client = org.client;
@@ -134,7 +104,7 @@ describe("alerts in the web UI", () => {
     await page.getByTestId("destination-form").getByText("http:// or https://").waitFor();
 
     await page.getByTestId("destination-name").fill("receiver");
-    await page.getByTestId("destination-url").fill(receiver.url);
+    await page.getByTestId("destination-url").fill(receiver.url());
     await page.getByTestId("destination-submit").click();
     await page.getByTestId("secret-once").waitFor();
     assert.match(await page.getByTestId("secret-once").innerText(), /you will not see it again/i);
@@ -161,19 +131,22 @@ describe("alerts in the web UI", () => {
   it("refuses an incomplete rule before sending it, then creates a threshold rule from the form", async () => {
     await page.getByTestId("new-rule").locator("summary").click();
     const form = page.getByTestId("new-rule").getByTestId("rule-form");
+    // The server's checks, run in the page: the name's, and the condition's first refusal.
     await form.getByTestId("rule-submit").click();
     await form.getByTestId("problem-name").waitFor();
-    await form.getByTestId("problem-metric").waitFor();
-    await form.getByTestId("problem-value").waitFor();
+    assert.equal(await form.getByTestId("problem-value").innerText(), "must be a finite number");
     await form.getByTestId("rule-name").fill("loss too high");
-    await form.getByTestId("rule-metric").fill("train/loss");
     await form.getByTestId("rule-value").fill("5");
     await form.getByTestId("rule-consecutive").fill("0");
     await form.getByTestId("rule-submit").click();
     await form.getByTestId("problem-consecutive").waitFor();
+    assert.equal(await form.getByTestId("problem-name").count(), 0);
+    await form.getByTestId("rule-consecutive").fill("2");
+    await form.getByTestId("rule-submit").click();
+    await form.getByTestId("problem-metric").waitFor();
     assert.equal((await client.get("/api/alerts/rules", { projectName: PROJECT })).body.rules.length, 0, "nothing was sent");
 
-    await form.getByTestId("rule-consecutive").fill("2");
+    await form.getByTestId("rule-metric").fill("train/loss");
     await form.getByTestId("rule-destinations").getByLabel("receiver").check();
     await form.getByTestId("rule-submit").click();
     const row = page.getByTestId("alert-rule").filter({ hasText: "loss too high" });
@@ -184,6 +157,23 @@ describe("alerts in the web UI", () => {
     assert.equal(rules.length, 1);
     assert.deepEqual(rules[0].condition, { type: "threshold", metric: "train/loss", op: "above", value: 5, consecutive: 2 });
     assert.equal(rules[0].enabled, true);
+
+    // What only the server's schema refuses (a fraction of a second) is sent, and its refusal shown in its words.
+    await form.getByTestId("rule-name").fill("stalls");
+    await form.getByTestId("rule-type").selectOption("stalled");
+    await form.getByTestId("rule-after-seconds").fill("10.5");
+    await form.getByTestId("rule-submit").click();
+    await form.locator("p.error[role=alert]").waitFor();
+    const refusal = await client.post("/api/alerts/rules", {
+      projectName: PROJECT,
+      name: "stalls",
+      condition: { type: "stalled", afterSeconds: 10.5 },
+      destinationIds: [],
+    });
+    assert.equal(refusal.status, 400);
+    assert.equal(await form.locator("p.error[role=alert]").innerText(), refusal.body.error);
+    assert.equal((await client.get("/api/alerts/rules", { projectName: PROJECT })).body.rules.length, 1);
+    await form.getByTestId("rule-type").selectOption("threshold");
     await shot("95-alert-settings");
   });
 
@@ -210,7 +200,7 @@ describe("alerts in the web UI", () => {
   });
 
   it("shows a failing delivery's last error, then failed in Delivery status, and Retry delivers it", async () => {
-    receiver.setStatus(500);
+    receiverStatus = 500;
     await loss(1); // back below: the rule re-arms
     await loss(9, 9); // fires again
     await until("a failed attempt", () => receiver.received.length >= 2);
@@ -224,8 +214,8 @@ describe("alerts in the web UI", () => {
     const failed = outbox.locator(`[data-testid=delivery][data-delivery-id='${deliveryId}'][data-status=failed]`);
     await failed.waitFor({ timeout: 30_000 }); // the outbox reads again until its attempts are used up
     await shot("96-delivery-failed");
-    await page.getByTestId("outbox").screenshot({ path: `${DOCS}alerts.png` });
-    receiver.setStatus(200);
+    await page.getByTestId("project-settings").screenshot({ path: `${DOCS}alerts.png` });
+    receiverStatus = 200;
     const attemptsBefore = receiver.received.length;
     await failed.getByTestId("retry-delivery").click();
     await until("the retried delivery", () => receiver.received.length > attemptsBefore);

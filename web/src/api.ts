@@ -1,6 +1,5 @@
 // The UI's only door to the server: the public HTTP API with the API key kept in this browser.
 
-import type * as A from "./lib/alerts.ts";
 import type * as T from "./types.ts";
 
 const KEY_STORAGE = "stepwise.apiKey";
@@ -160,20 +159,18 @@ export const api = {
     request<T.SavedView>("PATCH", `/api/runs/views/${viewId}`, change),
   deleteView: (viewId: number) => request<T.Success>("DELETE", `/api/runs/views/${viewId}`),
   /** Alerts (docs/api.md, "Alerts"): the organization's destinations and outbox, a project's rules and fired events. */
-  alertDestinations: () => get<{ destinations: A.Destination[] }>("/api/alerts/destinations"),
-  createAlertDestination: (body: { name: string; kind: A.DestinationKind; url: string; secret?: string }) =>
-    post<{ destination: A.Destination; secret: string | null }>("/api/alerts/destinations", body),
+  alertDestinations: () => get<T.AlertDestinations>("/api/alerts/destinations"),
+  createAlertDestination: (body: T.NewAlertDestination) => post<T.CreatedAlertDestination>("/api/alerts/destinations", body),
   deleteAlertDestination: (id: number) => request<T.Success>("DELETE", `/api/alerts/destinations/${id}`),
-  testAlertDestination: (id: number) => post<{ deliveryId: string }>(`/api/alerts/destinations/${id}/test`, {}),
-  alertRules: (projectName: string) => get<{ rules: A.AlertRule[] }>("/api/alerts/rules", { projectName }),
-  createAlertRule: (projectName: string, body: A.RuleBody & { enabled?: boolean }) =>
-    post<{ rule: A.AlertRule }>("/api/alerts/rules", { projectName, ...body }),
-  updateAlertRule: (ruleId: number, change: Partial<A.RuleBody & { enabled: boolean }>) =>
-    request<{ rule: A.AlertRule }>("PATCH", `/api/alerts/rules/${ruleId}`, change),
+  testAlertDestination: (id: number) => post<T.AlertTestDelivery>(`/api/alerts/destinations/${id}/test`, {}),
+  alertRules: (projectName: string) => get<T.AlertRules>("/api/alerts/rules", { projectName }),
+  createAlertRule: (body: T.NewAlertRule) => post<{ rule: T.AlertRule }>("/api/alerts/rules", body),
+  updateAlertRule: (ruleId: number, change: T.AlertRuleChange) =>
+    request<{ rule: T.AlertRule }>("PATCH", `/api/alerts/rules/${ruleId}`, change),
   deleteAlertRule: (ruleId: number) => request<T.Success>("DELETE", `/api/alerts/rules/${ruleId}`),
   alertEvents: (query: { projectName: string; runId?: number; limit?: number; cursor?: string }) =>
-    get<{ events: A.AlertEvent[]; nextCursor: string | null }>("/api/alerts/events", query),
-  alertDeliveries: (query: { status?: A.DeliveryStatus; limit?: number; cursor?: string }) =>
-    get<{ deliveries: A.OutboxDelivery[]; nextCursor: string | null }>("/api/alerts/deliveries", query),
+    get<T.AlertEvents>("/api/alerts/events", query),
+  alertDeliveries: (query: { status?: T.AlertDelivery["status"]; limit?: number; cursor?: string }) =>
+    get<T.AlertOutbox>("/api/alerts/deliveries", query),
   retryAlertDelivery: (deliveryId: string) => post<T.Success>(`/api/alerts/deliveries/${encodeURIComponent(deliveryId)}/retry`, {}),
 };

@@ -27,7 +27,6 @@ test("a condition reads as a sentence", () => {
     [{ type: "stalled", afterSeconds: 90 }, "a running run receives no data for 1m 30s"],
     [{ type: "status", statuses: ["FAILED", "TERMINATED"] }, "a run ends FAILED or TERMINATED"],
     [{ type: "client_alert", minLevel: "INFO" }, "the run's client sends any alert"],
-    [{ type: "client_alert" }, "the run's client sends any alert"],
     [{ type: "client_alert", minLevel: "WARN" }, "the run's client sends an alert of level WARN or above"],
   ];
   for (const [condition, words] of cases) assert.equal(conditionInWords(condition), words);
@@ -51,20 +50,25 @@ test("a valid threshold draft becomes the rule's body, its numbers parsed and it
   });
 });
 
-test("the form refuses what the server refuses, naming each field", () => {
+test("the form refuses with the server's own checks, naming each field", () => {
   assert.deepEqual(problemsOf({ name: "  ", metric: "a", value: "1" }), ["name"]);
   assert.deepEqual(problemsOf({ name: "x".repeat(201), metric: "a", value: "1" }), ["name"]);
   assert.deepEqual(problemsOf({ metric: "", value: "1" }), ["metric"]);
   assert.deepEqual(problemsOf({ type: "non_finite", metric: " " }), ["metric"]);
-  for (const value of ["", "abc", "Infinity", "NaN", "1/2"]) assert.deepEqual(problemsOf({ metric: "a", value }), ["value"], value);
+  for (const value of ["", " ", "abc", "Infinity", "NaN", "1/2"]) assert.deepEqual(problemsOf({ metric: "a", value }), ["value"], value);
   for (const consecutive of ["0", "10001", "1.5", "", "-1", "2x"])
     assert.deepEqual(problemsOf({ metric: "a", value: "1", consecutive }), ["consecutive"], consecutive);
   assert.deepEqual(problemsOf({ metric: "a", value: "1", consecutive: "10000" }), []);
-  for (const afterSeconds of ["9", "", "10.5", "ten"])
+  for (const afterSeconds of ["9", "", "ten"])
     assert.deepEqual(problemsOf({ type: "stalled", afterSeconds }), ["afterSeconds"], afterSeconds);
   assert.deepEqual(problemsOf({ type: "stalled", afterSeconds: "10" }), []);
   assert.deepEqual(problemsOf({ type: "status", statuses: [] }), ["statuses"]);
-  assert.deepEqual(problemsOf({ name: "", metric: "", value: "x", consecutive: "0" }), ["name", "metric", "value", "consecutive"]);
+  // The name and the condition are checked apart; within the condition, its first refusal.
+  const checked = ruleFromDraft(draft({ name: "", metric: "", value: "x", consecutive: "0" }));
+  assert.deepEqual("problems" in checked && checked.problems, [
+    { field: "name", message: "must not be empty" },
+    { field: "consecutive", message: "must be an integer from 1 to 10000" },
+  ]);
 });
 
 test("a status rule's statuses go in the statuses' own order; a client alert rule keeps its level", () => {

@@ -2,80 +2,30 @@
 // in words, the form's draft and its validation into the body the server takes, and a delivery's
 // state in words. Pure, so unit tests cover it (alerts.test.ts).
 
-import { RUN_STATUSES, type RunStatus } from "../../../src/domain/shared-with-ui.ts";
+import {
+  type AlertLevel,
+  alertName,
+  ANY_METRIC,
+  type Condition,
+  type ConditionInput,
+  type ConditionType,
+  ENDED_STATUSES,
+  type EndedStatus,
+  normalizeCondition,
+} from "../../../src/domain/shared-with-ui.ts";
+import type { AlertRule } from "../types.ts";
 import { formatDuration, formatNumber } from "./format.ts";
 
-export const CONDITION_TYPES = ["threshold", "non_finite", "stalled", "status", "client_alert"] as const;
-export type ConditionType = (typeof CONDITION_TYPES)[number];
-export const ALERT_LEVELS = ["INFO", "WARN", "ERROR"] as const;
-export type AlertLevel = (typeof ALERT_LEVELS)[number];
+export type { Condition, ConditionType };
+/** The condition types in the order the form offers them (the most used first). */
+export const CONDITION_CHOICES: readonly ConditionType[] = ["threshold", "non_finite", "stalled", "status", "client_alert"];
 export const THRESHOLD_OPS = ["above", "below"] as const;
 export type ThresholdOp = (typeof THRESHOLD_OPS)[number];
-/** The statuses a run can end in (a status rule names some of them). */
-export const END_STATUSES = RUN_STATUSES.filter((status) => status !== "RUNNING");
-/** The metric name that stands for every metric of the run. */
-export const ANY_METRIC = "*";
-
-export const RULE_NAME_MAX = 200;
-export const CONSECUTIVE_MAX = 10_000;
-export const STALLED_MIN_SECONDS = 10;
-
-export type Condition =
-  | { type: "non_finite"; metric: string }
-  | { type: "threshold"; metric: string; op: ThresholdOp; value: number; consecutive: number }
-  | { type: "stalled"; afterSeconds: number }
-  | { type: "status"; statuses: Exclude<RunStatus, "RUNNING">[] }
-  | { type: "client_alert"; minLevel?: AlertLevel };
-
-export interface Destination {
-  id: number;
-  name: string;
-  kind: "webhook" | "slack";
-  url: string;
-  createdAt: number;
-}
-export type DestinationKind = Destination["kind"];
-export const DESTINATION_KINDS: readonly DestinationKind[] = ["webhook", "slack"];
-
-export interface AlertRule {
-  id: number;
-  projectName: string;
-  name: string;
-  condition: Condition;
-  destinationIds: number[];
-  enabled: boolean;
-  createdAt: number;
-  updatedAt: number;
-}
-
+export const DESTINATION_KINDS = ["webhook", "slack"] as const;
+export type DestinationKind = (typeof DESTINATION_KINDS)[number];
 export type DeliveryStatus = "pending" | "delivered" | "failed";
+/** The outbox's filter, failed first: what an operator looks for. */
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ["failed", "pending", "delivered"];
-export interface Delivery {
-  id: string;
-  destinationId: number;
-  destinationName: string;
-  status: DeliveryStatus;
-  attempts: number;
-  lastError: string | null;
-  nextAttemptAt: number | null;
-  deliveredAt: number | null;
-}
-export interface AlertEvent {
-  id: number;
-  ruleId: number | null;
-  ruleName: string | null;
-  runId: number;
-  runName: string;
-  projectName: string;
-  kind: ConditionType | "test";
-  title: string;
-  body: string;
-  level: AlertLevel;
-  createdAt: number;
-  deliveries: Delivery[];
-}
-/** A delivery of the organization's outbox, with its event's title. */
-export type OutboxDelivery = Delivery & { eventId: number; title: string; createdAt: number };
 
 export const CONDITION_LABELS: Record<ConditionType, string> = {
   threshold: "A metric crosses a threshold",
@@ -108,7 +58,7 @@ export function conditionInWords(condition: Condition): string {
     case "status":
       return `a run ends ${condition.statuses.join(" or ")}`;
     case "client_alert": {
-      const level = condition.minLevel ?? "INFO";
+      const level = condition.minLevel;
       return level === "INFO" ? "the run's client sends any alert" : `the run's client sends an alert of level ${level} or above`;
     }
   }
@@ -123,7 +73,7 @@ export interface RuleDraft {
   value: string;
   consecutive: string;
   afterSeconds: string;
-  statuses: readonly Exclude<RunStatus, "RUNNING">[];
+  statuses: readonly EndedStatus[];
   minLevel: AlertLevel;
   destinationIds: readonly number[];
 }
@@ -142,7 +92,7 @@ export const EMPTY_DRAFT: RuleDraft = {
 };
 
 /** A rule's draft for editing it. */
-export function draftOf(rule: { name: string; condition: Condition; destinationIds: readonly number[] }): RuleDraft {
+export function draftOf(rule: Pick<AlertRule, "name" | "condition" | "destinationIds">): RuleDraft {
   const draft: RuleDraft = { ...EMPTY_DRAFT, name: rule.name, type: rule.condition.type, destinationIds: rule.destinationIds };
   const condition = rule.condition;
   switch (condition.type) {
@@ -161,79 +111,75 @@ export function draftOf(rule: { name: string; condition: Condition; destinationI
     case "status":
       return { ...draft, statuses: condition.statuses };
     case "client_alert":
-      return { ...draft, minLevel: condition.minLevel ?? "INFO" };
+      return { ...draft, minLevel: condition.minLevel };
   }
 }
 
-export type RuleField = "name" | "metric" | "value" | "consecutive" | "afterSeconds" | "statuses";
+export type RuleField = "name" | "metric" | "value" | "consecutive" | "afterSeconds" | "statuses" | "condition";
+const FIELDS: readonly RuleField[] = ["name", "metric", "value", "consecutive", "afterSeconds", "statuses"];
 export interface RuleProblem {
   field: RuleField;
   message: string;
 }
 export type RuleBody = { name: string; condition: Condition; destinationIds: number[] };
 
-/** A whole number from what was typed, or undefined ("", "1.5", "1e3" and "12abc" are not). */
-function wholeNumber(text: string): number | undefined {
-  return /^\s*\d+\s*$/.test(text) ? Number(text) : undefined;
+/** A number from what was typed: NaN when it is none ("" included, which Number reads as 0). */
+const numberOf = (text: string) => (text.trim() === "" ? Number.NaN : Number(text));
+
+/** The condition the form's fields describe, unchecked. */
+function conditionInput(draft: RuleDraft): ConditionInput {
+  const metric = draft.metric.trim();
+  switch (draft.type) {
+    case "non_finite":
+      return { type: "non_finite", metric };
+    case "threshold":
+      return { type: "threshold", metric, op: draft.op, value: numberOf(draft.value), consecutive: numberOf(draft.consecutive) };
+    case "stalled":
+      return { type: "stalled", afterSeconds: numberOf(draft.afterSeconds) };
+    case "status":
+      return { type: "status", statuses: ENDED_STATUSES.filter((status) => draft.statuses.includes(status)) };
+    case "client_alert":
+      return { type: "client_alert", minLevel: draft.minLevel };
+  }
 }
 
-/** A finite number from what was typed ("" and "abc" are not; "1e-3" and "-2.5" are). */
-function finiteNumber(text: string): number | undefined {
-  if (text.trim() === "") return undefined;
-  const value = Number(text);
-  return Number.isFinite(value) ? value : undefined;
+/** The server's refusal ("condition.value: must be a finite number") as the problem of the field it names. */
+function problemOf(failure: unknown): RuleProblem {
+  const message = failure instanceof Error ? failure.message : String(failure);
+  const named = /^(?:condition\.)?(\w+): (.*)$/s.exec(message);
+  const field = FIELDS.find((candidate) => candidate === named?.[1]);
+  return field && named ? { field, message: named[2]! } : { field: "condition", message };
 }
 
 /**
  * The body of a rule's create or change from the form, or the problems that keep it from being
- * sent: the server's own checks, repeated so the form says what is wrong before a round trip
- * (the server still decides, and its refusal is shown as it says it).
+ * sent. The checks are the server's own (alertName and normalizeCondition of src/domain/alerts),
+ * run here so the form says what is wrong before a round trip; the server applies them again with
+ * its schema's bounds, and its refusal is shown as it says it.
  */
 export function ruleFromDraft(draft: RuleDraft): { body: RuleBody } | { problems: RuleProblem[] } {
   const problems: RuleProblem[] = [];
-  const name = draft.name.trim();
-  if (name === "") problems.push({ field: "name", message: "Give the rule a name." });
-  else if (name.length > RULE_NAME_MAX) problems.push({ field: "name", message: `A rule's name has at most ${RULE_NAME_MAX} characters.` });
-  const metric = draft.metric.trim();
-  let condition: Condition | undefined;
-  switch (draft.type) {
-    case "non_finite":
-      if (metric === "") problems.push({ field: "metric", message: `Choose a metric, or ${ANY_METRIC} for any metric.` });
-      else condition = { type: "non_finite", metric };
-      break;
-    case "threshold": {
-      if (metric === "") problems.push({ field: "metric", message: `Choose a metric, or ${ANY_METRIC} for any metric.` });
-      const value = finiteNumber(draft.value);
-      if (value === undefined) problems.push({ field: "value", message: "The threshold is a finite number." });
-      const consecutive = wholeNumber(draft.consecutive);
-      if (consecutive === undefined || consecutive < 1 || consecutive > CONSECUTIVE_MAX)
-        problems.push({ field: "consecutive", message: `Consecutive points is a whole number from 1 to ${CONSECUTIVE_MAX}.` });
-      if (metric !== "" && value !== undefined && consecutive !== undefined)
-        condition = { type: "threshold", metric, op: draft.op, value, consecutive };
-      break;
+  const checked = <T>(check: () => T): T | undefined => {
+    try {
+      return check();
+    } catch (failure) {
+      problems.push(problemOf(failure));
+      return undefined;
     }
-    case "stalled": {
-      const afterSeconds = wholeNumber(draft.afterSeconds);
-      if (afterSeconds === undefined || afterSeconds < STALLED_MIN_SECONDS)
-        problems.push({ field: "afterSeconds", message: `A run stalls after ${STALLED_MIN_SECONDS} seconds or more (a whole number).` });
-      else condition = { type: "stalled", afterSeconds };
-      break;
-    }
-    case "status":
-      if (draft.statuses.length === 0) problems.push({ field: "statuses", message: "Tick at least one status." });
-      else condition = { type: "status", statuses: END_STATUSES.filter((status) => draft.statuses.includes(status)) };
-      break;
-    case "client_alert":
-      condition = { type: "client_alert", minLevel: draft.minLevel };
-      break;
-  }
-  if (problems.length > 0 || condition === undefined) return { problems };
+  };
+  const name = checked(() => alertName(draft.name));
+  const condition = checked(() => normalizeCondition(conditionInput(draft)));
+  if (name === undefined || condition === undefined) return { problems };
   return { body: { name, condition, destinationIds: [...new Set(draft.destinationIds)] } };
 }
 
 /** What keeps a destination from being sent (the server checks again, and the addresses it refuses). */
 export function destinationProblem(name: string, url: string): string | undefined {
-  if (name.trim() === "") return "Give the destination a name.";
+  try {
+    alertName(name); // the server's check of a rule's or destination's name
+  } catch (failure) {
+    return failure instanceof Error ? failure.message : String(failure);
+  }
   let parsed: URL;
   try {
     parsed = new URL(url.trim());

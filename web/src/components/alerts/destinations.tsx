@@ -5,11 +5,13 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api.ts";
 import type { Async } from "../../hooks.ts";
-import { DESTINATION_KINDS, type Destination, type DestinationKind, destinationProblem } from "../../lib/alerts.ts";
+import { MAX_ALERT_NAME_LENGTH } from "../../../../src/domain/shared-with-ui.ts";
+import { DESTINATION_KINDS, type DestinationKind, destinationProblem } from "../../lib/alerts.ts";
+import type * as T from "../../types.ts";
 import { ErrorNote, Loading } from "../common.tsx";
 import { alertKeys, useAction } from "./action.ts";
 
-export function AlertDestinations({ destinations }: { destinations: Async<{ destinations: Destination[] }> }) {
+export function AlertDestinations({ destinations }: { destinations: Async<T.AlertDestinations> }) {
   const [created, setCreated] = useState<{ name: string; secret: string } | null>(null);
   return (
     <section class="settings-section" aria-labelledby="destinations-title">
@@ -34,7 +36,7 @@ export function AlertDestinations({ destinations }: { destinations: Async<{ dest
   );
 }
 
-function DestinationRow({ destination }: { destination: Destination }) {
+function DestinationRow({ destination }: { destination: T.AlertDestination }) {
   const action = useAction();
   const [testQueued, setTestQueued] = useState(false);
   const sendTest = () =>
@@ -97,7 +99,7 @@ function DestinationForm({ onCreated }: { onCreated: (name: string, secret: stri
         <input
           type="text"
           value={name}
-          maxLength={200}
+          maxLength={MAX_ALERT_NAME_LENGTH}
           data-testid="destination-name"
           onInput={(event) => setName(event.currentTarget.value)}
         />

@@ -1,19 +1,22 @@
 // Alert history: the events rules fired for a project (or one run), newest first, each with the
 // state of its deliveries; and the organization's outbox (Delivery status), where a failed delivery
-// is retried. Both read again every few seconds while a delivery is pending.
+// is retried. The history reads itself again while a delivery is pending, the outbox always.
 
 import { useState } from "preact/hooks";
 import { api } from "../../api.ts";
 import { useLiveTick, useServerState } from "../../hooks.ts";
-import { DELIVERY_STATUSES, type Delivery, type DeliveryStatus, deliveryInWords } from "../../lib/alerts.ts";
+import { DELIVERY_STATUSES, type DeliveryStatus, deliveryInWords } from "../../lib/alerts.ts";
+import type { AlertDelivery as Delivery } from "../../types.ts";
 import { Link, runPath } from "../../router.tsx";
 import { ErrorNote, Loading, TimeAgo } from "../common.tsx";
 import { alertKeys, useAction } from "./action.ts";
 import "./alerts.css";
 
 const PAGE_SIZE = 50;
-/** How often a list with a pending delivery is read again (the outbox's next attempt may have happened). */
+/** How often a history with a pending delivery is read again (the outbox's next attempt may have happened). */
 const PENDING_RELOAD_MS = 3000;
+/** How often Delivery status is read again, whatever it shows: a delivery of any event may change state. */
+const OUTBOX_RELOAD_MS = 5000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Cursor paging: the cursors of the pages before the shown one, so Newer goes back without asking the server. */
@@ -120,14 +123,14 @@ function DeliveryLine({ delivery, title }: { delivery: Delivery; title?: string 
   );
 }
 
-/** The organization's outbox: its deliveries of one status (failed first), newest first. */
+/** The organization's outbox: its deliveries of one status (failed first), newest first, read again every few seconds. */
 export function DeliveryOutbox() {
   const [status, setStatus] = useState<DeliveryStatus>("failed");
   const pages = useCursorPages();
   const deliveries = useServerState(
     [...alertKeys.deliveries, status, pages.cursor],
     () => api.alertDeliveries({ status, limit: PAGE_SIZE, cursor: pages.cursor }),
-    { every: (page) => (page?.deliveries.some(pending) ? PENDING_RELOAD_MS : false) },
+    { every: OUTBOX_RELOAD_MS },
   );
   return (
     <section class="settings-section" aria-labelledby="outbox-title" data-testid="outbox">

@@ -6,23 +6,25 @@ import { useState } from "preact/hooks";
 import {
   ALERT_LEVELS,
   ANY_METRIC,
-  CONDITION_LABELS,
-  CONDITION_TYPES,
   type ConditionType,
-  CONSECUTIVE_MAX,
-  type Destination,
-  END_STATUSES,
+  ENDED_STATUSES,
+  MAX_ALERT_NAME_LENGTH,
+  MAX_CONSECUTIVE,
+  MIN_STALLED_SECONDS,
+} from "../../../../src/domain/shared-with-ui.ts";
+import {
+  CONDITION_CHOICES,
+  CONDITION_LABELS,
   type RuleBody,
   type RuleDraft,
   type RuleField,
-  RULE_NAME_MAX,
   ruleFromDraft,
-  STALLED_MIN_SECONDS,
   THRESHOLD_OPS,
 } from "../../lib/alerts.ts";
+import type { AlertDestination as Destination } from "../../types.ts";
 import { ErrorNote } from "../common.tsx";
 
-const isConditionType = (value: string): value is ConditionType => (CONDITION_TYPES as readonly string[]).includes(value);
+const isConditionType = (value: string): value is ConditionType => (CONDITION_CHOICES as readonly string[]).includes(value);
 
 export function RuleForm(props: {
   initial: RuleDraft;
@@ -66,7 +68,7 @@ export function RuleForm(props: {
         <input
           type="text"
           value={draft.name}
-          maxLength={RULE_NAME_MAX}
+          maxLength={MAX_ALERT_NAME_LENGTH}
           data-testid="rule-name"
           onInput={(event) => change({ name: event.currentTarget.value })}
         />
@@ -79,7 +81,7 @@ export function RuleForm(props: {
           data-testid="rule-type"
           onChange={(event) => isConditionType(event.currentTarget.value) && change({ type: event.currentTarget.value })}
         >
-          {CONDITION_TYPES.map((type) => (
+          {CONDITION_CHOICES.map((type) => (
             <option key={type} value={type}>
               {CONDITION_LABELS[type]}
             </option>
@@ -138,7 +140,7 @@ export function RuleForm(props: {
             <input
               type="number"
               min={1}
-              max={CONSECUTIVE_MAX}
+              max={MAX_CONSECUTIVE}
               value={draft.consecutive}
               data-testid="rule-consecutive"
               onInput={(event) => change({ consecutive: event.currentTarget.value })}
@@ -152,7 +154,7 @@ export function RuleForm(props: {
           No data for (seconds)
           <input
             type="number"
-            min={STALLED_MIN_SECONDS}
+            min={MIN_STALLED_SECONDS}
             value={draft.afterSeconds}
             data-testid="rule-after-seconds"
             onInput={(event) => change({ afterSeconds: event.currentTarget.value })}
@@ -163,7 +165,7 @@ export function RuleForm(props: {
       {draft.type === "status" && (
         <fieldset class="statuses">
           <legend>Ends as</legend>
-          {END_STATUSES.map((status) => (
+          {ENDED_STATUSES.map((status) => (
             <label key={status}>
               <input
                 type="checkbox"
@@ -206,6 +208,7 @@ export function RuleForm(props: {
           </label>
         ))}
       </fieldset>
+      {problem("condition")}
       <div class="actions">
         <button type="submit" disabled={props.busy} data-testid="rule-submit">
           {props.submitLabel}

@@ -4,7 +4,8 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api.ts";
 import { useServerState } from "../../hooks.ts";
-import { type AlertRule, conditionInWords, type Destination, draftOf, EMPTY_DRAFT } from "../../lib/alerts.ts";
+import { conditionInWords, draftOf, EMPTY_DRAFT } from "../../lib/alerts.ts";
+import type { AlertDestination as Destination, AlertRule } from "../../types.ts";
 import { ErrorNote, Loading } from "../common.tsx";
 import { alertKeys, useAction } from "./action.ts";
 import { RuleForm } from "./rule-form.tsx";
@@ -37,7 +38,7 @@ export function AlertRules({ projectName, destinations }: { projectName: string;
           submitLabel="Create rule"
           busy={create.busy}
           serverError={create.error}
-          onSubmit={(body) => create.run(() => api.createAlertRule(projectName, body), [alertKeys.rules(projectName)])}
+          onSubmit={(body) => create.run(() => api.createAlertRule({ projectName, ...body }), [alertKeys.rules(projectName)])}
         />
       </details>
     </section>
