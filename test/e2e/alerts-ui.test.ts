@@ -177,7 +177,10 @@ describe("alerts in the web UI", () => {
     await shot("95-alert-settings");
   });
 
-  it("shows the event a crossing fires on the run page and in the project's history, delivered and signed with the shown secret", async () => {
+  it("shows the event a crossing fires on the open run page and in the project's history, delivered and signed with the shown secret", async () => {
+    // The run page is open before the rule fires: a RUNNING run's page reads its history again on its own.
+    await page.goto(new URL(`/projects/${PROJECT}/runs/${run.runId}?tab=alerts`, test.url).toString());
+    await page.getByTestId("run-alert-history").getByText("No alert rule fired for this run.").waitFor();
     await loss(6); // one point above: not yet (2 consecutive)
     await loss(7, 8);
     await until("the delivery", () => receiver.received.length === 1);
@@ -186,7 +189,6 @@ describe("alerts in the web UI", () => {
     const expected = `sha256=${createHmac("sha256", secret).update(`${timestamp}.${delivery.body}`).digest("hex")}`;
     assert.equal(delivery.headers["x-stepwise-signature"], expected, "signed with the secret the page showed");
 
-    await page.goto(new URL(`/projects/${PROJECT}/runs/${run.runId}?tab=alerts`, test.url).toString());
     const event = page.getByTestId("run-alert-history").getByTestId("alert-event");
     await event.filter({ hasText: "loss too high" }).waitFor();
     await event.locator("[data-testid=delivery][data-status=delivered]").waitFor();

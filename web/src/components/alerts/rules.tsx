@@ -1,7 +1,7 @@
 // A project's alert rules on its settings page: each with its condition in words, the destinations
 // it notifies, an on/off switch, edit and delete; and the form that adds one.
 
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api.ts";
 import { useServerState } from "../../hooks.ts";
 import { conditionInWords, draftOf, EMPTY_DRAFT } from "../../lib/alerts.ts";
@@ -55,21 +55,30 @@ function RuleRow({
   metricNames: readonly string[];
 }) {
   const [editing, setEditing] = useState(false);
+  // The switch shows the user's choice at once, and the server's answer when it comes (or its refusal undoes it).
+  const [enabled, setEnabled] = useState(rule.enabled);
+  useEffect(() => setEnabled(rule.enabled), [rule.enabled]);
   const action = useAction();
   const reload = [alertKeys.rules(rule.projectName)];
   const byId = new Map(destinations.map((destination) => [destination.id, destination.name]));
   const notified = rule.destinationIds.map((id) => byId.get(id) ?? `destination ${id}`);
   return (
-    <li data-rule-id={rule.id} data-testid="alert-rule" class={rule.enabled ? "" : "disabled"}>
+    <li data-rule-id={rule.id} data-testid="alert-rule" class={enabled ? "" : "disabled"}>
       <div class="alert-rule-summary">
-        <label class="switch" title={rule.enabled ? "Turn the rule off" : "Turn the rule on"}>
+        <label class="switch" title={enabled ? "Turn the rule off" : "Turn the rule on"}>
           <input
             type="checkbox"
-            checked={rule.enabled}
+            checked={enabled}
             aria-label={`${rule.name} enabled`}
             data-testid="rule-enabled"
             disabled={action.busy}
-            onChange={(event) => void action.run(() => api.updateAlertRule(rule.id, { enabled: event.currentTarget.checked }), reload)}
+            onChange={(event) => {
+              const wanted = event.currentTarget.checked;
+              setEnabled(wanted);
+              void action
+                .run(() => api.updateAlertRule(rule.id, { enabled: wanted }), reload)
+                .then((done) => done || setEnabled(rule.enabled));
+            }}
           />
         </label>
         <strong>{rule.name}</strong>
