@@ -29,8 +29,19 @@ describe("loadConfig", () => {
       s3ForcePathStyle: false,
       s3DirectUrls: true,
       databaseUrl: "",
+      alertsAllowHosts: "",
+      alertsMaxAttempts: 10,
     });
     assert.ok(Object.isFrozen(config));
+  });
+
+  it("checks the alert allow-list and refuses an entry that is neither a host nor a range", () => {
+    assert.equal(
+      loadConfig({ "--alerts-allow-hosts": " hooks.internal, 10.0.0.0/8 127.0.0.1" }, {}).alertsAllowHosts,
+      "hooks.internal, 10.0.0.0/8 127.0.0.1",
+    );
+    assert.throws(() => loadConfig({}, { STEPWISE_ALERTS_ALLOW_HOSTS: "http://x/" }), ConfigError);
+    assert.throws(() => loadConfig({ "--alerts-max-attempts": "0" }, {}), ConfigError);
   });
 
   it("takes the environment over the defaults, and flags over the environment", () => {

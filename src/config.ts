@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { type AllowList, parseAllowList } from "./domain/alerts/address-policy.js";
+import { parseAllowList } from "./domain/alerts/address-policy.js";
 
 /**
  * The one option table. Each option has a CLI flag, an environment variable and a default;
@@ -45,8 +45,8 @@ export interface Config {
   readonly s3DirectUrls: boolean;
   /** Empty: the embedded SQLite store in dataDir. `postgres://…`: that PostgreSQL database. */
   readonly databaseUrl: string;
-  /** Host names and CIDR ranges alert destinations may reach although they are loopback, private, link-local… (domain/alerts/address-policy.ts). */
-  readonly alertsAllowHosts: AllowList;
+  /** Host names and CIDR ranges alert destinations may reach although they are loopback, private, link-local… (checked here, parsed by domain/alerts/address-policy.ts). */
+  readonly alertsAllowHosts: string;
   /** An alert delivery that failed this many attempts is marked failed (retried by hand from then on). */
   readonly alertsMaxAttempts: number;
 }
@@ -258,7 +258,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: "Alert destinations may not reach loopback, private, link-local or metadata addresses; this comma-separated list of host names and CIDR ranges (127.0.0.1, 10.0.0.0/8, hooks.internal) is allowed anyway.",
     parse: (v) => {
       try {
-        return parseAllowList(v);
+        parseAllowList(v);
+        return v.trim();
       } catch (error) {
         throw new ConfigError(`alerts-allow-hosts: ${(error as Error).message}`);
       }

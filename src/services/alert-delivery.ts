@@ -22,7 +22,7 @@ export interface DeliveryWorkerOptions {
   allow: AllowList;
   /** Base of the run links in deliveries (--public-url); empty gives paths. */
   publicUrl: string;
-  /** Requests in flight at most: a slow receiver holds one slot, never the others or ingest. */
+  /** Requests in flight at most (a quarter of them per destination): a slow receiver holds its share, never the others or ingest. */
   concurrency?: number;
   /** One request, connection to answer, at most this long. */
   timeoutMs?: number;
@@ -60,6 +60,9 @@ export function startDeliveryWorker(
   const retry = options.retry ?? DEFAULT_RETRY_POLICY;
   const claimMs = timeoutMs * 6;
   const inFlight = new Set<Promise<void>>();
+  // A quarter of the slots at most per destination, so one dead receiver never holds them all.
+  const perDestinationLimit = Math.max(1, Math.floor(concurrency / 4));
+  const perDestination = new Map<number, number>();
   // Stopping cuts the requests in flight: each is recorded as an attempt due again at once.
   const stopping = new AbortController();
   let stopped = false;
@@ -87,7 +90,20 @@ export function startDeliveryWorker(
     const claimToken = randomUUID();
     const claimed = await store.claimAlertDeliveries(clock.now(), free, claimMs, claimToken);
     for (const delivery of claimed) {
+      const destinationId = delivery.destination.id;
+      const busy = perDestination.get(destinationId) ?? 0;
+      if (busy >= perDestinationLimit) {
+        // Its destination has its share in flight (a slow receiver): the slot goes to other destinations.
+        await store.finishAlertDelivery(delivery.id, claimToken, { status: "deferred", retryAt: clock.now() + pollMs }, clock.now());
+        continue;
+      }
+      perDestination.set(destinationId, busy + 1);
       const task = attempt(delivery, claimToken)
+        .finally(() => {
+          const left = (perDestination.get(destinationId) ?? 1) - 1;
+          if (left === 0) perDestination.delete(destinationId);
+          else perDestination.set(destinationId, left);
+        })
         .catch((error: unknown) => log.error({ err: error, deliveryId: delivery.id }, "alert delivery failed"))
         .finally(() => {
           inFlight.delete(task);

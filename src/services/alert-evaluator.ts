@@ -12,6 +12,8 @@ import {
   INITIAL_STATE,
   type MetricCondition,
   stateChanged,
+  summarizeValues,
+  type ValueSummary,
   watchedMetric,
 } from "../domain/alerts/conditions.js";
 import type { RunStatus } from "../domain/status.js";
@@ -81,18 +83,23 @@ export class AlertEvaluator {
       if (!run) return;
       const rules = await this.rulesOf(run.orgId, run.projectId);
       if (rules.rules.length === 0) return;
-      const work: { rule: AlertRule; metric: string; values: readonly number[] }[] = [];
+      const work: { rule: AlertRule; series: MetricSeries }[] = [];
       for (const one of series) {
-        for (const rule of rules.byMetric.get(one.logName) ?? []) work.push({ rule, metric: one.logName, values: one.values });
-        for (const rule of rules.anyMetric) work.push({ rule, metric: one.logName, values: one.values });
+        for (const rule of rules.byMetric.get(one.logName) ?? []) work.push({ rule, series: one });
+        for (const rule of rules.anyMetric) work.push({ rule, series: one });
       }
       if (work.length === 0) return;
       const states = await this.statesOf(runId, rules.rules);
+      const summaries = new Map<MetricSeries, ValueSummary>();
       const transitions: AlertTransition[] = [];
-      for (const { rule, metric, values } of work) {
+      for (const { rule, series: one } of work) {
         const from = states.get(rule.id) ?? INITIAL_STATE;
-        const evaluation = evaluateMetricValues(rule.condition as MetricCondition, values, from);
-        if (stateChanged(from, evaluation.state)) {
+        let summary = summaries.get(one);
+        if (!summary) summaries.set(one, (summary = summarizeValues(one.values)));
+        const evaluation = evaluateMetricValues(rule.condition as MetricCondition, one.values, from, summary);
+        const metric = one.logName;
+        // Re-armed and fired again in one batch ends where it began, and still is one event.
+        if (evaluation.fired || stateChanged(from, evaluation.state)) {
           states.set(rule.id, evaluation.state);
           transitions.push(this.transition(rule, run, runId, from, evaluation, { metric, value: evaluation.value }));
         }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { FastifyBaseLogger } from "fastify";
+import { parseAllowList } from "../domain/alerts/address-policy.js";
 import { DEFAULT_RETRY_POLICY } from "../domain/alerts/delivery.js";
 import type { AlertEvaluator } from "./alert-evaluator.js";
 import { type DeliveryOutcomeKind, type DeliveryWorker, startDeliveryWorker } from "./alert-delivery.js";
@@ -30,7 +31,7 @@ export function startAlertBackground(
 ): AlertBackground {
   const { store, clock, config } = deps;
   const worker = startDeliveryWorker(deps, log, {
-    allow: config.alertsAllowHosts,
+    allow: parseAllowList(config.alertsAllowHosts),
     publicUrl: config.publicUrl,
     retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: config.alertsMaxAttempts },
     onOutcome,

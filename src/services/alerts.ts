@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { type AllowList, parseAllowList } from "../domain/alerts/address-policy.js";
 import { type ConditionInput, MIN_SECRET_LENGTH, alertName, normalizeCondition } from "../domain/alerts/rules.js";
 import { DomainError, invalidInput, projectNotFound } from "../domain/errors.js";
 import type { Clock } from "../domain/time.js";
@@ -39,9 +40,11 @@ const nextCursor = (page: { length: number }, limit: number, last: number | unde
 
 export class AlertService {
   readonly evaluator: AlertEvaluator;
+  private readonly allow: AllowList;
 
   constructor(private readonly deps: { store: Store; clock: Clock; config: Config }) {
     this.evaluator = new AlertEvaluator(deps);
+    this.allow = parseAllowList(deps.config.alertsAllowHosts);
   }
 
   async listDestinations(orgId: string) {
@@ -49,7 +52,7 @@ export class AlertService {
   }
 
   async createDestination(orgId: string, body: { name: string; kind: DestinationKind; url: string; secret?: string }) {
-    const refusal = urlRefusal(body.url, this.deps.config.alertsAllowHosts);
+    const refusal = urlRefusal(body.url, this.allow);
     if (refusal) throw invalidInput(refusal.startsWith("url:") ? refusal : `url: ${refusal}`);
     if (body.kind === "slack" && body.secret !== undefined) throw invalidInput("secret: a slack destination has none");
     if (body.secret !== undefined && body.secret.length < MIN_SECRET_LENGTH) {

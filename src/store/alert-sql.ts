@@ -78,7 +78,9 @@ export const ALERT_SQL = {
     FROM alert_deliveries d JOIN alert_destinations t ON t.id = d.destination_id JOIN alert_events e ON e.id = d.event_id
     LEFT JOIN runs u ON u.id = e.run_id LEFT JOIN projects p ON p.id = e.project_id
     WHERE d.claim_token = ? ORDER BY d.seq`,
-  finishDelivery: `UPDATE alert_deliveries SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_at = ?, delivered_at = ?,
+  // An outcome without an attempt (deferred: attempts + 0) keeps the last error.
+  finishDelivery: `UPDATE alert_deliveries SET status = ?, attempts = attempts + ?,
+    last_error = CASE WHEN CAST(? AS INTEGER) = 0 THEN last_error ELSE CAST(? AS TEXT) END, next_attempt_at = ?, delivered_at = ?,
     claimed_until = NULL, claim_token = NULL WHERE id = ? AND claim_token = ?`,
 } as const;
 

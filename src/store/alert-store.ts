@@ -175,5 +175,7 @@ export interface ClaimedDelivery {
 
 export type DeliveryOutcome =
   | { status: "delivered" }
+  /** Not attempted (its destination had its share of requests in flight): due again at retryAt, no attempt counted. */
+  | { status: "deferred"; retryAt: number }
   | { status: "pending"; retryAt: number; error: string }
   | { status: "failed"; error: string };

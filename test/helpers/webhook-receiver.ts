@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 
 /** One request a receiver got: its headers and raw body. */
 export interface Received {
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
@@ -34,7 +35,7 @@ export class WebhookReceiver {
       request.setEncoding("utf8");
       request.on("data", (chunk: string) => (body += chunk));
       request.on("end", () => {
-        const received = { headers: request.headers, body, at: Date.now() };
+        const received = { path: request.url ?? "", headers: request.headers, body, at: Date.now() };
         receiver.received.push(received);
         const answer = receiver.answer(received, receiver.received.length - 1);
         if (answer === "hang") {
@@ -47,18 +48,24 @@ export class WebhookReceiver {
     return receiver;
   }
 
+  /** How many requests arrived (to `path`, when given). */
+  count(path?: string): number {
+    return this.received.filter((request) => path === undefined || request.path === path).length;
+  }
+
   url(path = "/hook"): string {
     return `http://127.0.0.1:${this.port}${path}`;
   }
 
-  /** Waits until `count` requests arrived (or fails after `timeoutMs`). */
-  async waitFor(count: number, timeoutMs = 15_000): Promise<Received[]> {
+  /** Waits until `count` requests (to `path`, when given) arrived, or fails after `timeoutMs`; answers those. */
+  async waitFor(count: number, timeoutMs = 15_000, path?: string): Promise<Received[]> {
     const deadline = Date.now() + timeoutMs;
-    while (this.received.length < count) {
-      if (Date.now() > deadline) throw new Error(`receiver got ${this.received.length} requests, expected ${count}`);
+    const matching = () => this.received.filter((request) => path === undefined || request.path === path);
+    while (matching().length < count) {
+      if (Date.now() > deadline) throw new Error(`receiver got ${matching().length} requests, expected ${count}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    return this.received;
+    return matching();
   }
 
   async close(): Promise<void> {

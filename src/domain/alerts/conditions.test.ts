@@ -8,6 +8,7 @@ import {
   evaluateStatus,
   INITIAL_STATE,
   type MetricCondition,
+  summarizeValues,
 } from "./conditions.js";
 
 const nonFinite: MetricCondition = { type: "non_finite", metric: "loss" };
@@ -83,5 +84,28 @@ describe("alert conditions: once per condition change", () => {
     assert.equal(alertLevel("whatever"), "INFO");
     assert.equal(clientAlertFires({ type: "client_alert", minLevel: "WARN" }, "INFO"), false);
     assert.equal(clientAlertFires({ type: "client_alert", minLevel: "WARN" }, "ERROR"), true);
+  });
+
+  it("decides from the series' summary exactly as from its values", () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const pick = () => [Number.NaN, Infinity, -Infinity, 0, 1, 2, 5, -3][Math.floor(random() * 8)]!;
+    const conditions: MetricCondition[] = [
+      nonFinite,
+      above(1),
+      above(1, 2),
+      { type: "threshold", metric: "m", op: "below", value: 0, consecutive: 3 },
+    ];
+    const states = [INITIAL_STATE, { active: true, streak: 1 }, { active: false, streak: 1 }, { active: true, streak: 3 }];
+    for (let i = 0; i < 5000; i++) {
+      const values = Array.from({ length: 1 + Math.floor(random() * 4) }, pick);
+      for (const condition of conditions)
+        for (const state of states)
+          assert.deepEqual(
+            evaluateMetricValues(condition, values, state, summarizeValues(values)),
+            evaluateMetricValues(condition, values, state),
+            `${JSON.stringify(condition)} ${values} ${JSON.stringify(state)}`,
+          );
+    }
   });
 });

@@ -54,12 +54,50 @@ function meets(condition: MetricCondition, value: number): boolean {
   return condition.op === "above" ? value > condition.value : value < condition.value;
 }
 
+/** What every rule on a series asks of its values, computed once per series whatever the number of rules. */
+export interface ValueSummary {
+  /** The largest and smallest value other than NaN (±Inf included); -Inf / +Inf when every value is NaN. */
+  max: number;
+  min: number;
+  allFinite: boolean;
+}
+
+export function summarizeValues(values: readonly number[]): ValueSummary {
+  let max = -Infinity;
+  let min = Infinity;
+  let allFinite = true;
+  for (const value of values) {
+    if (Number.isNaN(value)) {
+      allFinite = false;
+      continue;
+    }
+    if (value > max) max = value;
+    if (value < min) min = value;
+    if (value === Infinity || value === -Infinity) allFinite = false;
+  }
+  return { max, min, allFinite };
+}
+
+/** Whether no value of the series meets the condition: then each value resets it, and the batch ends in INITIAL_STATE. */
+function noneMeets(condition: MetricCondition, summary: ValueSummary): boolean {
+  if (condition.type === "non_finite") return summary.allFinite;
+  return condition.op === "above" ? !(summary.max > condition.value) : !(summary.min < condition.value);
+}
+
 /**
  * A batch of one metric's values, in the order they were written, against the previous state.
+ * With the series' summary, a batch none of whose values meets the condition (the steady state of
+ * nearly every rule) is decided without reading the values again.
  * The batch fires at most once (the first time the condition starts holding in it); the state
  * after it is the state after its last value.
  */
-export function evaluateMetricValues(condition: MetricCondition, values: readonly number[], previous: ConditionState): Evaluation {
+export function evaluateMetricValues(
+  condition: MetricCondition,
+  values: readonly number[],
+  previous: ConditionState,
+  summary?: ValueSummary,
+): Evaluation {
+  if (values.length > 0 && summary && noneMeets(condition, summary)) return { state: INITIAL_STATE, fired: false };
   const needed = condition.type === "threshold" ? condition.consecutive : 1;
   let { active, streak } = previous;
   let fired = false;
@@ -77,7 +115,7 @@ export function evaluateMetricValues(condition: MetricCondition, values: readonl
       active = false;
     }
   }
-  return { state: { active, streak }, fired, value: firedValue };
+  return fired ? { state: { active, streak }, fired, value: firedValue } : { state: { active, streak }, fired };
 }
 
 /** Whether a rule's state changed (so the store must record it). */

@@ -308,8 +308,11 @@ export function* finishAlertDelivery(
   outcome: DeliveryOutcome,
   now: number,
 ): AlertWorkflow<boolean> {
+  if (outcome.status === "deferred") {
+    return (yield* exec("finishDelivery", "pending", 0, 0, null, outcome.retryAt, null, deliveryId, claimToken)) > 0;
+  }
   const error = outcome.status === "delivered" ? null : outcome.error;
   const retryAt = outcome.status === "pending" ? outcome.retryAt : null;
   const deliveredAt = outcome.status === "delivered" ? now : null;
-  return (yield* exec("finishDelivery", outcome.status, error, retryAt, deliveredAt, deliveryId, claimToken)) > 0;
+  return (yield* exec("finishDelivery", outcome.status, 1, 1, error, retryAt, deliveredAt, deliveryId, claimToken)) > 0;
 }
