@@ -1,7 +1,7 @@
 /**
  * The alerts UI end to end in headless Chromium against a real server and a real HTTP receiver the
  * test starts (docs/api.md, "Alerts"): a webhook destination created on the project's settings page
- * shows its generated secret once (gone after a reload, never in the API's answers) and deliveries
+ * shows its generated secret once (gone after a reload, never in the API's answers), "send test" delivers a test event, and deliveries
  * are signed with that very secret; the rule form refuses what the server would refuse before
  * sending (with the server's own checks), and shows the server's refusal of what only its schema refuses; a threshold rule created in the form fires when
  * ingested points cross it, its event shows in the run page's and the project's history with its
@@ -90,7 +90,7 @@ describe("alerts in the web UI", () => {
     assert.equal(new URL(page.url()).pathname, `/projects/${PROJECT}/settings`);
   });
 
-  it("shows a webhook's generated secret once, with a copy button, and never again", async () => {
+  it("shows a webhook's generated secret once, with a copy button, and never again; sends a test", async () => {
     await page.getByTestId("new-destination").locator("summary").click();
     // The server's refusal, in its words: a link-local address (the cloud metadata address) is never a destination.
     await page.getByTestId("destination-name").fill("metadata");
@@ -126,6 +126,15 @@ describe("alerts in the web UI", () => {
     await page.getByTestId("destination").filter({ hasText: "receiver" }).waitFor();
     assert.equal(await page.getByTestId("secret-once").count(), 0);
     assert.ok(!(await page.content()).includes(secret), "gone after a reload");
+
+    // "send test" queues a test delivery through the outbox, delivered like any other.
+    await page.getByTestId("destination").filter({ hasText: "receiver" }).getByTestId("test-destination").click();
+    await page.getByText("Test queued").waitFor();
+    await until("the test delivery", () => receiver.received.length === 1);
+    assert.equal(JSON.parse(receiver.received[0]!.body).event.kind, "test");
+    await page.getByTestId("outbox").getByLabel("delivered").check();
+    await page.getByTestId("outbox").locator("[data-testid=delivery][data-status=delivered]").waitFor();
+    await page.getByTestId("outbox").getByLabel("failed").check();
   });
 
   it("refuses an incomplete rule before sending it, then creates a threshold rule from the form", async () => {
@@ -183,8 +192,8 @@ describe("alerts in the web UI", () => {
     await page.getByTestId("run-alert-history").getByText("No alert rule fired for this run.").waitFor();
     await loss(6); // one point above: not yet (2 consecutive)
     await loss(7, 8);
-    await until("the delivery", () => receiver.received.length === 1);
-    const delivery = receiver.received[0]!;
+    await until("the delivery", () => receiver.received.length === 2);
+    const delivery = receiver.received[1]!;
     const timestamp = String(delivery.headers["x-stepwise-timestamp"]);
     const expected = `sha256=${createHmac("sha256", secret).update(`${timestamp}.${delivery.body}`).digest("hex")}`;
     assert.equal(delivery.headers["x-stepwise-signature"], expected, "signed with the secret the page showed");
@@ -205,7 +214,7 @@ describe("alerts in the web UI", () => {
     receiverStatus = 500;
     await loss(1); // back below: the rule re-arms
     await loss(9, 9); // fires again
-    await until("a failed attempt", () => receiver.received.length >= 2);
+    await until("a failed attempt", () => receiver.received.length >= 3);
     await page.goto(settings());
     const latest = page.getByTestId("project-alert-history").getByTestId("alert-event").first();
     await latest.getByTestId("delivery-error").waitFor();
