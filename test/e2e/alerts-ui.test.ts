@@ -7,7 +7,7 @@
  * ingested points cross it, its event shows in the run page's and the project's history with its
  * delivery delivered; with the receiver answering 500, the next event's delivery shows pending with
  * its last error, then failed in Delivery status, and Retry delivers it (same delivery ID). The
- * rule is turned off, edited and deleted from its row. Screenshots go to test-output/ui-screenshots/
+ * rule is turned off, edited and deleted from its row; a Slack destination (no secret) is added and deleted. Screenshots go to test-output/ui-screenshots/
  * (95-…) and docs/alerts.png.
  */
 import assert from "node:assert/strict";
@@ -127,6 +127,16 @@ describe("alerts in the web UI", () => {
     assert.equal(await page.getByTestId("secret-once").count(), 0);
     assert.ok(!(await page.content()).includes(secret), "gone after a reload");
 
+    // A Slack incoming webhook has no secret: nothing to show.
+    await page.getByTestId("new-destination").locator("summary").click();
+    await page.getByTestId("destination-name").fill("team-channel");
+    await page.getByTestId("destination-kind").selectOption("slack");
+    assert.equal(await page.getByTestId("destination-secret").count(), 0);
+    await page.getByTestId("destination-url").fill(receiver.url("/slack"));
+    await page.getByTestId("destination-submit").click();
+    await page.getByTestId("destination").filter({ hasText: "team-channel" }).getByText("slack", { exact: true }).waitFor();
+    assert.equal(await page.getByTestId("secret-once").count(), 0);
+
     // "send test" queues a test delivery through the outbox, delivered like any other.
     await page.getByTestId("destination").filter({ hasText: "receiver" }).getByTestId("test-destination").click();
     await page.getByText("Test queued").waitFor();
@@ -235,7 +245,7 @@ describe("alerts in the web UI", () => {
     await outbox.locator(`[data-testid=delivery][data-delivery-id='${deliveryId}'][data-status=delivered]`).waitFor();
   });
 
-  it("turns a rule off, edits it and deletes it from its row", async () => {
+  it("turns a rule off, edits it and deletes it from its row; deletes a destination", async () => {
     const row = page.getByTestId("alert-rule").filter({ hasText: "loss too high" });
     await row.getByTestId("rule-enabled").uncheck();
     await until(
@@ -250,6 +260,11 @@ describe("alerts in the web UI", () => {
     await row.getByTestId("delete-rule").click();
     await row.waitFor({ state: "detached" });
     assert.equal((await client.get("/api/alerts/rules", { projectName: PROJECT })).body.rules.length, 0);
+
+    await page.getByTestId("destination").filter({ hasText: "team-channel" }).getByTestId("delete-destination").click();
+    await page.getByTestId("destination").filter({ hasText: "team-channel" }).waitFor({ state: "detached" });
+    const names = (await client.get("/api/alerts/destinations")).body.destinations.map((destination: { name: string }) => destination.name);
+    assert.deepEqual(names, ["receiver"]);
     assert.deepEqual(errors, []);
   });
 });
