@@ -31,6 +31,7 @@ describe("loadConfig", () => {
       databaseUrl: "",
       alertsAllowHosts: "",
       alertsMaxAttempts: 10,
+      alertsConcurrency: 8,
     });
     assert.ok(Object.isFrozen(config));
   });

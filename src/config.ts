@@ -49,6 +49,8 @@ export interface Config {
   readonly alertsAllowHosts: string;
   /** An alert delivery that failed this many attempts is marked failed (retried by hand from then on). */
   readonly alertsMaxAttempts: number;
+  /** Alert deliveries this process sends at once; 0: this process sends none (others on the store do). */
+  readonly alertsConcurrency: number;
 }
 
 interface OptionSpec {
@@ -272,6 +274,14 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: "10",
     doc: "Attempts of an alert delivery (exponential backoff with jitter from 2 s, at most 1 h apart) before it is marked failed.",
     parse: (v) => parseInteger(v, "alerts-max-attempts", 1, 100),
+  },
+  {
+    key: "alertsConcurrency",
+    flag: "--alerts-concurrency",
+    env: "STEPWISE_ALERTS_CONCURRENCY",
+    default: "8",
+    doc: "Alert deliveries this process sends at once (a quarter of them to one destination); 0: this process sends none, leaving them to other processes on the store.",
+    parse: (v) => parseInteger(v, "alerts-concurrency", 0, 256),
   },
 ];
 

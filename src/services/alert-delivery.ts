@@ -55,6 +55,7 @@ export function startDeliveryWorker(
 ): DeliveryWorker {
   const { store, clock } = deps;
   const concurrency = options.concurrency ?? 8;
+  if (concurrency === 0) return { wake: () => {}, stop: async () => {} };
   const timeoutMs = options.timeoutMs ?? 10_000;
   const pollMs = options.pollMs ?? 1000;
   const retry = options.retry ?? DEFAULT_RETRY_POLICY;
@@ -87,6 +88,7 @@ export function startDeliveryWorker(
   const round = async () => {
     const free = concurrency - inFlight.size;
     if (free <= 0) return;
+    if (!(await store.hasDueAlertDeliveries(clock.now()))) return;
     const claimToken = randomUUID();
     const claimed = await store.claimAlertDeliveries(clock.now(), free, claimMs, claimToken);
     for (const delivery of claimed) {

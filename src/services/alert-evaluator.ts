@@ -18,7 +18,7 @@ import {
 } from "../domain/alerts/conditions.js";
 import type { RunStatus } from "../domain/status.js";
 import type { Clock } from "../domain/time.js";
-import type { AlertRule, AlertRunContext, AlertTransition } from "../store/alert-store.js";
+import type { AlertRule, AlertRunContext, AlertTransition, StalledCandidate } from "../store/alert-store.js";
 import type { MetricSeries, NewAlert, Store } from "../store/store.js";
 
 /**
@@ -157,11 +157,16 @@ export class AlertEvaluator {
     });
   }
 
+  /** The runs a stalled check looks at (none when no enabled stalled rule exists). */
+  stalledCandidates() {
+    return this.deps.store.listStalledCandidates();
+  }
+
   /** One stalled check of every organization (run by one process at a time, alert-monitor.ts); how many rules fired. */
-  async checkStalled(): Promise<number> {
+  async checkStalled(candidates?: StalledCandidate[]): Promise<number> {
     const now = this.deps.clock.now();
     const transitions: AlertTransition[] = [];
-    for (const candidate of await this.deps.store.listStalledCandidates()) {
+    for (const candidate of candidates ?? (await this.deps.store.listStalledCandidates())) {
       const { rule, runId, state } = candidate;
       const condition = rule.condition as Extract<AlertRule["condition"], { type: "stalled" }>;
       const evaluation = evaluateStalled(condition, { status: candidate.status, lastActivityAt: candidate.lastActivityAt }, now, state);

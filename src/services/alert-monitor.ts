@@ -34,13 +34,17 @@ export function startAlertBackground(
     allow: parseAllowList(config.alertsAllowHosts),
     publicUrl: config.publicUrl,
     retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: config.alertsMaxAttempts },
+    concurrency: config.alertsConcurrency,
     onOutcome,
   });
   evaluator.onQueued = () => worker.wake();
   const holderId = `${hostname()}/${process.pid}/${randomUUID()}`;
   const checkStalled = async () => {
+    // A read first: without a stalled rule (or a RUNNING run under one) the check writes nothing, not even its lease.
+    const candidates = await evaluator.stalledCandidates();
+    if (candidates.length === 0) return 0;
     if (!(await store.tryAcquireLease(STALL_CHECKER_LEASE, holderId, clock.now(), 3 * STALL_CHECK_INTERVAL_MS))) return null;
-    return evaluator.checkStalled();
+    return evaluator.checkStalled(candidates);
   };
   const timer = setInterval(() => {
     checkStalled().catch((error: unknown) => log.error({ err: error }, "stalled run check failed"));

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type AllowList, parseAllowList } from "../domain/alerts/address-policy.js";
-import { type ConditionInput, MIN_SECRET_LENGTH, alertName, normalizeCondition } from "../domain/alerts/rules.js";
+import { type ConditionInput, MIN_SECRET_LENGTH, alertName, displayedUrl, normalizeCondition } from "../domain/alerts/rules.js";
 import { DomainError, invalidInput, projectNotFound } from "../domain/errors.js";
 import type { Clock } from "../domain/time.js";
 import type { Config } from "../config.js";
@@ -48,7 +48,8 @@ export class AlertService {
   }
 
   async listDestinations(orgId: string) {
-    return { destinations: await this.deps.store.listAlertDestinations(orgId) };
+    const destinations = await this.deps.store.listAlertDestinations(orgId);
+    return { destinations: destinations.map((destination) => ({ ...destination, url: displayedUrl(destination.kind, destination.url) })) };
   }
 
   async createDestination(orgId: string, body: { name: string; kind: DestinationKind; url: string; secret?: string }) {

@@ -71,6 +71,8 @@ export const ALERT_SQL = {
     ORDER BY d.seq DESC LIMIT ?`,
   retryDelivery: `UPDATE alert_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, claimed_until = NULL, claim_token = NULL
     WHERE org_id = ? AND id = ? AND status = 'failed'`,
+  anyDue: `SELECT seq FROM alert_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
+    LIMIT 1`,
   claimDeliveries: `UPDATE alert_deliveries SET claimed_until = ?, claim_token = ? WHERE seq IN (
     SELECT seq FROM alert_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
     ORDER BY next_attempt_at, seq LIMIT ? ${CLAIM_LOCKING})`,

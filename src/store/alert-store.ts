@@ -60,6 +60,8 @@ export interface AlertStore {
   /** A failed delivery back to pending, attempts reset, due now; false when the organization has no failed delivery of that ID. */
   retryAlertDelivery(orgId: string, deliveryId: string, now: number): Promise<boolean>;
 
+  /** Whether any delivery is due (a read: the worker's poll takes no write lock when the outbox is idle). */
+  hasDueAlertDeliveries(now: number): Promise<boolean>;
   /**
    * Claims up to `limit` due pending deliveries (of every organization) for `claimMs` under `claimToken`:
    * no other claim takes them before the claim expires (PostgreSQL: FOR UPDATE SKIP LOCKED).

@@ -41,6 +41,8 @@ describe("alert routes", () => {
       ["ops", "given", "chat"],
     );
     assert.ok(!JSON.stringify(listed.body).includes(secret) && !JSON.stringify(listed.body).includes("secret"), "no secret is read back");
+    assert.equal(slack.body.destination.url, "https://hooks.slack.example/T/B/x", "the create answers the URL as given");
+    assert.equal(listed.body.destinations[2].url, "https://hooks.slack.example/T/B/…", "a Slack URL's token is its secret: never listed");
     assert.deepEqual((await other.get("/api/alerts/destinations")).body.destinations, [], "another organization sees none");
   });
 

@@ -153,7 +153,8 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
   before(async () => {
     // No stale-run monitor: its lease renewal is a write of its own, and one landing between a
     // refused request and the write check below reads as "refused but wrote" (seen once under load).
-    test = await startTestServer({ flags: { "--stale-after": "0" } });
+    // No alert delivery either (--alerts-concurrency 0): its claims and outcomes are writes too.
+    test = await startTestServer({ flags: { "--stale-after": "0", "--alerts-concurrency": "0" } });
     const org = await makeOrg(test);
     client = org.client;
     const run = await client.createRun({
@@ -189,7 +190,21 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
     });
     assert.equal(version.status, 200);
 
+    // An alert destination (ID 1, which the alert routes' samples name) and a failed delivery to it, for the retry route.
+    const hook = await client.post("/api/alerts/destinations", {
+      name: "fixture-hook",
+      kind: "webhook",
+      url: "https://hooks.example.com/x",
+    });
+    assert.equal(hook.status, 201);
+    const { deliveryId } = (await client.post(`/api/alerts/destinations/${hook.body.destination.id}/test`)).body;
+    const store = test.server.store;
+    for (const claimed of await store.claimAlertDeliveries(Date.now(), 10, 60_000, "fixture"))
+      await store.finishAlertDelivery(claimed.id, "fixture", { status: "failed", error: "fixture" }, Date.now());
+
     for (const [name, value] of Object.entries({
+      destinationId: hook.body.destination.id,
+      deliveryId,
       runId: run.runId,
       forkRunId: run.runId,
       runIds: String(run.runId),

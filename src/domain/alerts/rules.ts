@@ -55,3 +55,13 @@ function metricName(metric: string): string {
   if (metric.trim() === "") throw invalidInput("condition.metric: must not be empty");
   return metric;
 }
+
+/**
+ * A destination's URL as lists show it. A Slack incoming-webhook URL is its own credential (its last
+ * path segment is the token), so after creation it is shown without it, like a webhook's secret.
+ */
+export function displayedUrl(kind: "webhook" | "slack", url: string): string {
+  if (kind !== "slack") return url;
+  const cut = url.lastIndexOf("/");
+  return cut > url.indexOf("//") + 1 ? `${url.slice(0, cut + 1)}…` : url;
+}

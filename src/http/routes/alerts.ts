@@ -37,11 +37,6 @@ export function alertRoutes({ services }: RouteDeps): FastifyPluginAsyncTypebox 
       { schema: { tags, body: CreateDestinationBody, response: { 201: CreateDestinationResponse, ...WRITE_ERRORS } } },
       async (request, reply) => reply.code(201).send(await alerts.createDestination(request.auth.orgId, request.body)),
     );
-    app.delete(
-      "/api/alerts/destinations/:destinationId",
-      { schema: { tags, params: DestinationIdParams, response: { 200: SuccessResponse, ...STANDARD_ERRORS } } },
-      async (request) => alerts.deleteDestination(request.auth.orgId, request.params.destinationId),
-    );
     app.post(
       "/api/alerts/destinations/:destinationId/test",
       { schema: { tags, params: DestinationIdParams, response: { 202: TestDeliveryResponse, ...STANDARD_ERRORS } } },
@@ -83,6 +78,12 @@ export function alertRoutes({ services }: RouteDeps): FastifyPluginAsyncTypebox 
       "/api/alerts/deliveries/:deliveryId/retry",
       { schema: { tags, params: DeliveryIdParams, response: { 200: SuccessResponse, ...STANDARD_ERRORS } } },
       async (request) => alerts.retryDelivery(request.auth.orgId, request.params.deliveryId),
+    );
+    // Listed last in the OpenAPI document, after the routes that name a destination.
+    app.delete(
+      "/api/alerts/destinations/:destinationId",
+      { schema: { tags, params: DestinationIdParams, response: { 200: SuccessResponse, ...STANDARD_ERRORS } } },
+      async (request) => alerts.deleteDestination(request.auth.orgId, request.params.destinationId),
     );
   };
 }

@@ -66,8 +66,15 @@ export const CreateDestinationBody = Type.Object(
   {
     name: Name,
     kind: DestinationKind,
-    url: Type.String({ minLength: 1, maxLength: MAX_DESTINATION_URL_LENGTH }),
-    secret: Type.Optional(Type.String({ minLength: MIN_SECRET_LENGTH, maxLength: MAX_SECRET_LENGTH })),
+    url: Type.String({ minLength: 1, maxLength: MAX_DESTINATION_URL_LENGTH, examples: ["https://hooks.example.com/stepwise"] }),
+    secret: Type.Optional(
+      Type.String({
+        minLength: MIN_SECRET_LENGTH,
+        maxLength: MAX_SECRET_LENGTH,
+        examples: ["a-shared-secret-of-32-characters"],
+        description: "The webhook's signing secret; generated (32 random bytes, base64url) when absent.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

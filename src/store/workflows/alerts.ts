@@ -280,6 +280,10 @@ export function* retryAlertDelivery(orgId: string, deliveryId: string, now: numb
   return (yield* exec("retryDelivery", now, orgId, deliveryId)) > 0;
 }
 
+export function* hasDueAlertDeliveries(now: number): AlertWorkflow<boolean> {
+  return (yield* one("anyDue", now, now)) !== undefined;
+}
+
 export function* claimAlertDeliveries(now: number, limit: number, claimMs: number, claimToken: string): AlertWorkflow<ClaimedDelivery[]> {
   if ((yield* exec("claimDeliveries", now + claimMs, claimToken, now, now, limit)) === 0) return [];
   return (yield* rows("claimedDeliveries", claimToken)).map((row) => {
