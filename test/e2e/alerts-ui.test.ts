@@ -267,4 +267,43 @@ describe("alerts in the web UI", () => {
     assert.deepEqual(names, ["receiver"]);
     assert.deepEqual(errors, []);
   });
+  it("pages the project's history: 51 client alerts past a client-alert rule made in the form, 50 a page", async () => {
+    const form = page.getByTestId("new-rule").getByTestId("rule-form");
+    if (!(await form.isVisible())) await page.getByTestId("new-rule").locator("summary").click();
+    await form.getByTestId("rule-name").fill("client warnings");
+    await form.getByTestId("rule-type").selectOption("client_alert");
+    await form.getByTestId("rule-min-level").selectOption("WARN");
+    await form.getByTestId("rule-submit").click();
+    const row = page.getByTestId("alert-rule").filter({ hasText: "client warnings" });
+    assert.equal(await row.getByTestId("rule-condition").innerText(), "when the run's client sends an alert of level WARN or above");
+    assert.equal(await row.getByTestId("rule-notifies").innerText(), "history only");
+
+    const before = (await client.get("/api/alerts/events", { projectName: PROJECT, limit: 200 })).body.events.length;
+    assert.equal(
+      (await client.post("/api/runs/alert", { runId: run.runId, alert: { title: "below the level", body: "", level: "INFO" } })).status,
+      200,
+    );
+    for (let i = 0; i < 51; i++)
+      assert.equal(
+        (await client.post("/api/runs/alert", { runId: run.runId, alert: { title: `warning ${i}`, body: "", level: "WARN" } })).status,
+        200,
+      );
+    await until(
+      "the events",
+      async () => (await client.get("/api/alerts/events", { projectName: PROJECT, limit: 200 })).body.events.length === before + 51,
+    );
+
+    await page.goto(settings());
+    const history = page.getByTestId("project-alert-history");
+    await history.getByTestId("alert-event").first().waitFor();
+    assert.equal(await history.getByTestId("alert-event").count(), 50);
+    assert.match(await history.getByTestId("alert-event").first().innerText(), /warning 50/);
+    await history.getByRole("button", { name: "Older →" }).click();
+    await history.getByTestId("alert-event").filter({ hasText: "warning 0" }).waitFor();
+    assert.equal(await history.getByTestId("alert-event").count(), before + 1);
+    await history.getByRole("button", { name: "← Newer" }).click();
+    await history.getByTestId("alert-event").filter({ hasText: "warning 50" }).waitFor();
+    assert.ok(await history.getByRole("button", { name: "← Newer" }).isDisabled());
+    assert.deepEqual(errors, []);
+  });
 });
