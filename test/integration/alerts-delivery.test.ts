@@ -94,6 +94,11 @@ describe("alert delivery", () => {
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(receiver.count(path), 2, "no delivery while the value stays non-finite");
+    // Another organization with a project of the same name sees none of these events, even naming the run.
+    const other = (await makeOrg(test)).client;
+    await other.createRun({ projectName: "alerts" });
+    assert.deepEqual((await other.get("/api/alerts/events", { projectName: "alerts" })).body.events, []);
+    assert.deepEqual((await other.get("/api/alerts/events", { projectName: "alerts", runId: run.runId })).body.events, []);
   });
 
   it("retries after the receiver answers 500, with the same delivery ID, then fails after the last attempt and is retried by hand", async () => {
