@@ -34,8 +34,11 @@ describe("shared-with-ui", () => {
       for (const { specifier, typeOnly } of importsOf(file)) {
         if (typeOnly) continue;
         const where = relative(root, file);
-        assert.match(specifier, /^\.\/[\w-]+\.js$/, `${where} imports '${specifier}', which the browser bundle would take`);
-        pending.push(join(domain, specifier.replace(/\.js$/, ".ts")));
+        // A module of src/domain (its folders included, e.g. alerts/), never a package or a Node API.
+        assert.match(specifier, /^\.\.?\/[\w./-]+\.js$/, `${where} imports '${specifier}', which the browser bundle would take`);
+        const target = resolve(dirname(file), specifier.replace(/\.js$/, ".ts"));
+        assert.ok(!relative(domain, target).startsWith(".."), `${where} imports '${specifier}', outside src/domain`);
+        pending.push(target);
       }
     }
     assert.ok(seen.size > 5, "the walk found the re-exported modules");

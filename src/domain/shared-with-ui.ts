@@ -4,6 +4,19 @@
 // re-exported here is pure, with no Node API and no package (shared-with-ui.test.ts follows the
 // imports), so Vite bundles it into the browser code.
 
+export {
+  ALERT_LEVELS,
+  type AlertLevel,
+  ANY_METRIC,
+  type Condition,
+  CONDITION_TYPES,
+  type ConditionType,
+  ENDED_STATUSES,
+  type EndedStatus,
+  MAX_CONSECUTIVE,
+  MIN_STALLED_SECONDS,
+} from "./alerts/conditions.js";
+export { alertName, type ConditionInput, MAX_ALERT_NAME_LENGTH, normalizeCondition } from "./alerts/rules.js";
 export { CONSOLE_LOG_TYPES } from "./console-logs.js";
 export { AGGREGATIONS, DIRECTIONS } from "./leaderboard.js";
 export { logGroupOf } from "./log-names.js";

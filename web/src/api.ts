@@ -164,4 +164,19 @@ export const api = {
   deleteProject: (projectName: string) => post<T.DeletedProject>("/api/runs/projects/delete", { projectName }),
   restoreProject: (projectName: string) => post<T.RestoredProject>("/api/runs/projects/restore", { projectName }),
   trash: (projectName?: string) => get<T.Trash>("/api/runs/trash", { projectName, limit: 1000 }),
+  /** Alerts (docs/api.md, "Alerts"): the organization's destinations and outbox, a project's rules and fired events. */
+  alertDestinations: () => get<T.AlertDestinations>("/api/alerts/destinations"),
+  createAlertDestination: (body: T.NewAlertDestination) => post<T.CreatedAlertDestination>("/api/alerts/destinations", body),
+  deleteAlertDestination: (id: number) => request<T.Success>("DELETE", `/api/alerts/destinations/${id}`),
+  testAlertDestination: (id: number) => post<T.AlertTestDelivery>(`/api/alerts/destinations/${id}/test`, {}),
+  alertRules: (projectName: string) => get<T.AlertRules>("/api/alerts/rules", { projectName }),
+  createAlertRule: (body: T.NewAlertRule) => post<{ rule: T.AlertRule }>("/api/alerts/rules", body),
+  updateAlertRule: (ruleId: number, change: T.AlertRuleChange) =>
+    request<{ rule: T.AlertRule }>("PATCH", `/api/alerts/rules/${ruleId}`, change),
+  deleteAlertRule: (ruleId: number) => request<T.Success>("DELETE", `/api/alerts/rules/${ruleId}`),
+  alertEvents: (query: { projectName: string; runId?: number; limit?: number; cursor?: string }) =>
+    get<T.AlertEvents>("/api/alerts/events", query),
+  alertDeliveries: (query: { status?: T.AlertDelivery["status"]; limit?: number; cursor?: string }) =>
+    get<T.AlertOutbox>("/api/alerts/deliveries", query),
+  retryAlertDelivery: (deliveryId: string) => post<T.Success>(`/api/alerts/deliveries/${encodeURIComponent(deliveryId)}/retry`, {}),
 };

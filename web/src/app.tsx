@@ -3,6 +3,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { apiKey, onKeyRejected } from "./api.ts";
 import { ConnectionNotice } from "./components/common.tsx";
+import { lazy } from "./components/lazy.tsx";
 import { parseMlflowLink } from "./lib/mlflow-links.ts";
 import { Link, modelsPath, navigate, trashPath, useLocation } from "./router.tsx";
 import { ComparePage } from "./views/compare.tsx";
@@ -14,6 +15,8 @@ import { RunPage } from "./views/run.tsx";
 import { RunsPage } from "./views/runs.tsx";
 import { SignInPage } from "./views/sign-in.tsx";
 import { TrashPage } from "./views/trash.tsx";
+
+const ProjectSettingsPage = lazy("the settings", () => import("./views/project-settings.tsx").then((module) => module.ProjectSettingsPage));
 
 function Redirect({ to }: { to: string }) {
   useEffect(() => navigate(to, { replace: true }), [to]);
@@ -46,6 +49,7 @@ function View({ path, query, hash }: { path: string; query: URLSearchParams; has
     return <ComparePage projectName={projectName} runIds={runIds} />;
   }
   if (section === "leaderboard") return <LeaderboardPage projectName={projectName} />;
+  if (section === "settings" && runId === undefined) return <ProjectSettingsPage projectName={projectName} />;
   return <NotFound path={path} />;
 }
 

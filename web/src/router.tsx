@@ -84,6 +84,7 @@ export const projectPath = (projectName: string) => `/projects/${encodeURICompon
 export const runPath = (projectName: string, runId: number) => `${projectPath(projectName)}/runs/${runId}`;
 export const comparePath = (projectName: string, runIds: number[]) => `${projectPath(projectName)}/compare?runIds=${runIds.join(",")}`;
 export const leaderboardPath = (projectName: string) => `${projectPath(projectName)}/leaderboard`;
+export const settingsPath = (projectName: string) => `${projectPath(projectName)}/settings`;
 export const modelsPath = "/models";
 export const trashPath = (projectName?: string) =>
   projectName === undefined ? "/trash" : `/trash?projectName=${encodeURIComponent(projectName)}`;

@@ -4,6 +4,18 @@
 // src/domain/shared-with-ui.ts instead.
 
 import type { Static } from "typebox";
+import type { Condition, ConditionInput } from "../../src/domain/shared-with-ui.ts";
+import type {
+  CreateDestinationBody,
+  CreateDestinationResponse,
+  CreateRuleBody,
+  DeliveryListResponse,
+  DestinationListResponse,
+  EventListResponse,
+  Rule,
+  TestDeliveryResponse,
+  UpdateRuleBody,
+} from "../../src/http/schemas/alerts.ts";
 import type { SuccessResponse as SuccessSchema } from "../../src/http/schemas/common.ts";
 import type { FilesResponse } from "../../src/http/schemas/files.ts";
 import type {
@@ -123,3 +135,22 @@ export type DeletedProject = Static<typeof DeleteProjectResponse>;
 export type RestoredProject = Static<typeof RestoreProjectResponse>;
 export type Trash = Static<typeof TrashResponse>;
 export type TrashedRun = Trash["runs"][number];
+
+/** Alerts (docs/api.md, "Alerts"): the organization's destinations and outbox, a project's rules and their events. */
+export type AlertDestinations = Static<typeof DestinationListResponse>;
+export type AlertDestination = AlertDestinations["destinations"][number];
+export type NewAlertDestination = Static<typeof CreateDestinationBody>;
+export type CreatedAlertDestination = Static<typeof CreateDestinationResponse>;
+export type AlertTestDelivery = Static<typeof TestDeliveryResponse>;
+/** A rule as stored: the schema answers its condition as an open object; it is the domain's normalized Condition. */
+export type AlertRule = Omit<Static<typeof Rule>, "condition"> & { condition: Condition };
+export type AlertRules = { rules: AlertRule[] };
+// A body's condition is the domain's ConditionInput: the schema's status branch reads as `never[]`
+// to the compiler (its literals are mapped from an array, not a tuple).
+export type NewAlertRule = Omit<Static<typeof CreateRuleBody>, "condition"> & { condition: ConditionInput };
+export type AlertRuleChange = Omit<Static<typeof UpdateRuleBody>, "condition"> & { condition?: ConditionInput };
+export type AlertEvents = Static<typeof EventListResponse>;
+export type AlertEvent = AlertEvents["events"][number];
+export type AlertDelivery = AlertEvent["deliveries"][number];
+export type AlertOutbox = Static<typeof DeliveryListResponse>;
+export type OutboxDelivery = AlertOutbox["deliveries"][number];

@@ -129,7 +129,7 @@ export function RunPage({ projectName, runId }: { projectName: string; runId: nu
         {tab === "history" && <StatusHistory runId={runId} liveTick={liveTick} />}
         {tab === "model" && <ModelGraphTree runId={runId} />}
         {tab === "models" && <RunModels runId={runId} />}
-        {tab === "alerts" && <RunAlerts runId={runId} liveTick={liveTick} />}
+        {tab === "alerts" && <RunAlerts projectName={projectName} runId={runId} liveTick={liveTick} />}
         {tab === "lineage" && <Lineage run={details} />}
       </div>
     </section>

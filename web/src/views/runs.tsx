@@ -24,7 +24,7 @@ import { assignRunColors, runColor } from "../lib/run-color.ts";
 import { AGGREGATES, type Aggregate, type Column, columnId, defaultColumns } from "../lib/run-columns.ts";
 import { divergedRunMark, endKind } from "../lib/series-end.ts";
 import { parseBrushes, withBrushes } from "../lib/sweep-axes.ts";
-import { Link, comparePath, leaderboardPath, navigate, runPath, setQuery, trashPath, useLocation } from "../router.tsx";
+import { Link, comparePath, leaderboardPath, navigate, runPath, setQuery, settingsPath, trashPath, useLocation } from "../router.tsx";
 import type { Comparison, RunListItem } from "../types.ts";
 
 const Analysis = lazy("the analysis", () => import("../components/analysis/analysis.tsx").then((module) => module.Analysis));
@@ -347,6 +347,9 @@ export function RunsPage({ projectName }: { projectName: string }) {
             />
             <Link href={leaderboardPath(projectName)}>Leaderboard</Link>
             <Link href={trashPath(projectName)}>Trash</Link>
+            <Link href={settingsPath(projectName)} title="Alert rules, destinations and alert history">
+              Settings
+            </Link>
             <button
               type="button"
               disabled={selected.size < 1}
