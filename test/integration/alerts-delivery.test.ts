@@ -224,6 +224,26 @@ describe("alert delivery", () => {
     assert.equal(await test.server.alerts.checkStalled(), 0, "a finished run is not stalled");
   });
 
+  it("neither stalls nor sweeps a run in the trash: no alert for a deleted run, and the sweep fails it once restored", async () => {
+    const { client, run, path } = await setUp({ type: "stalled", afterSeconds: 60 }, "trashed");
+    const failed = await client.post("/api/alerts/rules", {
+      projectName: "trashed",
+      name: "failed",
+      condition: { type: "status", statuses: ["FAILED"] },
+      destinationIds: (await client.get("/api/alerts/destinations")).body.destinations.map((d: { id: number }) => d.id),
+    });
+    assert.equal(failed.status, 201);
+    assert.equal((await client.post("/api/runs/delete", { runIds: [run.runId] })).status, 200);
+    clock.advance(16 * 60_000);
+    assert.equal(await test.server.alerts.checkStalled(), 0, "a deleted run is not stalled");
+    await test.server.staleMonitor.sweep();
+    assert.equal((await client.post("/api/runs/restore", { runIds: [run.runId] })).status, 200);
+    assert.equal((await client.get(`/api/runs/details/${run.runId}`)).body.status, "RUNNING", "the sweep left it as it was");
+    await test.server.staleMonitor.sweep();
+    const [swept] = await receiver.waitFor(1, 15_000, path);
+    assert.equal(JSON.parse(swept!.body).event.body, "the run ended FAILED", "the first alert is the restored run's failure");
+  });
+
   it("fires client_alert rules at or above their level, with the client's title and body, to a Slack body too", async () => {
     const { client, run, path } = await setUp({ type: "client_alert", minLevel: "WARN" });
     const slack = await client.post("/api/alerts/destinations", { name: "chat", kind: "slack", url: receiver.url(`${path}-slack`) });
