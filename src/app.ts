@@ -42,7 +42,7 @@ export async function buildApp(deps: AppDeps, services: Services = createService
     // The client's X-Request-Id only when it is a short safe token (request-guards.ts), else a new one.
     requestIdHeader: false,
     genReqId: requestIdOf,
-    ajv: { customOptions: { removeAdditional: true, coerceTypes: "array", useDefaults: true, allErrors: false } },
+    ajv: { customOptions: { removeAdditional: true, coerceTypes: "array", useDefaults: true, allErrors: false, discriminator: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   limitConnections(app.server, deps.config);

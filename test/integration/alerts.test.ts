@@ -139,21 +139,25 @@ describe("alert routes", () => {
   const nanCondition = { type: "non_finite", metric: "loss" };
 
   it("refuses bad conditions", async () => {
-    const bad = [
-      { type: "threshold", metric: "loss", op: "above" },
-      { type: "threshold", metric: "loss", op: "sideways", value: 1 },
-      { type: "threshold", metric: "loss", op: "above", value: 1, consecutive: 0 },
-      { type: "threshold", metric: "loss", op: "above", value: 1, consecutive: 10_001 },
-      { type: "stalled", afterSeconds: 9 },
-      { type: "status", statuses: [] },
-      { type: "status", statuses: ["RUNNING"] },
-      { type: "client_alert", minLevel: "DEBUG" },
-      { type: "non_finite", metric: "" },
-      { type: "nope" },
+    // Each refusal names the field of the condition's own type, not of the first type.
+    const bad: [Record<string, unknown>, RegExp][] = [
+      [{ type: "threshold", metric: "loss", op: "above" }, /value/],
+      [{ type: "threshold", metric: "loss", op: "sideways", value: 1 }, /op/],
+      [{ type: "threshold", metric: "loss", op: "above", value: 1, consecutive: 0 }, /consecutive/],
+      [{ type: "threshold", metric: "loss", op: "above", value: 1, consecutive: 10_001 }, /consecutive/],
+      [{ type: "stalled", afterSeconds: 9 }, /afterSeconds/],
+      [{ type: "stalled", afterSeconds: 10.5 }, /afterSeconds/],
+      [{ type: "status", statuses: [] }, /statuses/],
+      [{ type: "status", statuses: ["RUNNING"] }, /statuses/],
+      [{ type: "client_alert", minLevel: "DEBUG" }, /minLevel/],
+      [{ type: "non_finite", metric: "" }, /metric/],
+      [{ type: "nope" }, /type/],
+      [{ metric: "loss" }, /type/],
     ];
-    for (const condition of bad) {
+    for (const [condition, names] of bad) {
       const response = await client.post("/api/alerts/rules", { projectName: "vision", name: "bad", condition, destinationIds: [] });
       assert.equal(response.status, 400, JSON.stringify(condition));
+      assert.match(response.body.error, names, `${JSON.stringify(condition)}: ${response.body.error}`);
     }
     assert.equal((await patch(client, "/api/alerts/rules/1", {})).status, 400, "a change must name a field");
   });

@@ -4,7 +4,7 @@
 // src/domain/shared-with-ui.ts instead.
 
 import type { Static } from "typebox";
-import type { Condition, ConditionInput } from "../../src/domain/shared-with-ui.ts";
+import type { Condition } from "../../src/domain/shared-with-ui.ts";
 import type {
   CreateDestinationBody,
   CreateDestinationResponse,
@@ -145,10 +145,8 @@ export type AlertTestDelivery = Static<typeof TestDeliveryResponse>;
 /** A rule as stored: the schema answers its condition as an open object; it is the domain's normalized Condition. */
 export type AlertRule = Omit<Static<typeof Rule>, "condition"> & { condition: Condition };
 export type AlertRules = { rules: AlertRule[] };
-// A body's condition is the domain's ConditionInput: the schema's status branch reads as `never[]`
-// to the compiler (its literals are mapped from an array, not a tuple).
-export type NewAlertRule = Omit<Static<typeof CreateRuleBody>, "condition"> & { condition: ConditionInput };
-export type AlertRuleChange = Omit<Static<typeof UpdateRuleBody>, "condition"> & { condition?: ConditionInput };
+export type NewAlertRule = Static<typeof CreateRuleBody>;
+export type AlertRuleChange = Static<typeof UpdateRuleBody>;
 export type AlertEvents = Static<typeof EventListResponse>;
 export type AlertEvent = AlertEvents["events"][number];
 export type AlertDelivery = AlertEvent["deliveries"][number];

@@ -1,4 +1,4 @@
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import { ALERT_LEVELS, CONDITION_TYPES, ENDED_STATUSES, MAX_CONSECUTIVE, MIN_STALLED_SECONDS } from "../../domain/alerts/conditions.js";
 import {
   MAX_ALERT_NAME_LENGTH,
@@ -19,33 +19,35 @@ const Name = Type.String({ minLength: 1, maxLength: MAX_ALERT_NAME_LENGTH });
 const Metric = Type.String({ minLength: 1, maxLength: 255, description: 'An exact metric name, or "*" for every metric of the run.' });
 const DestinationKind = Type.Union([Type.Literal("webhook"), Type.Literal("slack")]);
 const DeliveryStatus = Type.Union([Type.Literal("pending"), Type.Literal("delivered"), Type.Literal("failed")]);
-const Level = Type.Union(ALERT_LEVELS.map((level) => Type.Literal(level)));
+const Level = Type.Enum(ALERT_LEVELS);
 const Limit = Type.Integer({ minimum: 1, maximum: 200, default: 50 });
 const Cursor = Type.String({ minLength: 1, maxLength: 32, description: "The nextCursor of the previous page." });
 
 // Each branch names its own fields; fields of other types are ignored (services/alerts.ts keeps only the branch's).
-export const Condition = Type.Union(
-  [
-    Type.Object({ type: Type.Literal("non_finite"), metric: Metric }),
-    Type.Object({
-      type: Type.Literal("threshold"),
-      metric: Metric,
-      op: Type.Union([Type.Literal("above"), Type.Literal("below")]),
-      value: Type.Number(),
-      consecutive: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_CONSECUTIVE, description: "Default 1." })),
-    }),
-    Type.Object({ type: Type.Literal("stalled"), afterSeconds: Type.Integer({ minimum: MIN_STALLED_SECONDS, maximum: 30 * 86_400 }) }),
-    Type.Object({
-      type: Type.Literal("status"),
-      statuses: Type.Array(Type.Union(ENDED_STATUSES.map((status) => Type.Literal(status))), {
-        minItems: 1,
-        maxItems: ENDED_STATUSES.length,
-      }),
-    }),
-    Type.Object({ type: Type.Literal("client_alert"), minLevel: Type.Optional(Level) }),
-  ],
-  { description: `One of the condition types ${CONDITION_TYPES.join(", ")} (docs/api.md, "Alerts").` },
-);
+const ConditionBranches = Type.Union([
+  Type.Object({ type: Type.Literal("non_finite"), metric: Metric }),
+  Type.Object({
+    type: Type.Literal("threshold"),
+    metric: Metric,
+    op: Type.Union([Type.Literal("above"), Type.Literal("below")]),
+    value: Type.Number(),
+    consecutive: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_CONSECUTIVE, description: "Default 1." })),
+  }),
+  Type.Object({ type: Type.Literal("stalled"), afterSeconds: Type.Integer({ minimum: MIN_STALLED_SECONDS, maximum: 30 * 86_400 }) }),
+  Type.Object({
+    type: Type.Literal("status"),
+    statuses: Type.Array(Type.Enum(ENDED_STATUSES), { minItems: 1, maxItems: ENDED_STATUSES.length }),
+  }),
+  Type.Object({ type: Type.Literal("client_alert"), minLevel: Type.Optional(Level) }),
+]);
+
+// One branch chosen by `type` (Ajv's discriminator, src/app.ts), so a refusal names that branch's
+// field ("condition.afterSeconds …"), not the first branch's.
+export const Condition = Type.Unsafe<Static<typeof ConditionBranches>>({
+  oneOf: ConditionBranches.anyOf,
+  discriminator: { propertyName: "type" },
+  description: `One of the condition types ${CONDITION_TYPES.join(", ")} (docs/api.md, "Alerts").`,
+});
 
 // Responses carry the condition as stored (defaults filled in); one object schema serializes every type.
 const StoredCondition = Type.Object({ type: Type.String() }, { additionalProperties: true, description: "The condition as stored." });
