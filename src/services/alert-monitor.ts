@@ -1,11 +1,10 @@
-import { randomUUID } from "node:crypto";
-import { hostname } from "node:os";
 import type { FastifyBaseLogger } from "fastify";
 import { parseAllowList } from "../domain/alerts/address-policy.js";
 import { DEFAULT_RETRY_POLICY } from "../domain/alerts/delivery.js";
 import type { AlertEvaluator } from "./alert-evaluator.js";
 import { type DeliveryOutcomeKind, type DeliveryWorker, startDeliveryWorker } from "./alert-delivery.js";
 import type { ServiceDeps } from "./deps.js";
+import { startLeasedJob } from "./leased-job.js";
 
 /** The lease that makes one process at a time the checker of stalled runs. */
 export const STALL_CHECKER_LEASE = "alert-stall-checker";
@@ -29,7 +28,7 @@ export function startAlertBackground(
   log: FastifyBaseLogger,
   onOutcome?: (outcome: DeliveryOutcomeKind) => void,
 ): AlertBackground {
-  const { store, clock, config } = deps;
+  const { config } = deps;
   const worker = startDeliveryWorker(deps, log, {
     allow: parseAllowList(config.alertsAllowHosts),
     publicUrl: config.publicUrl,
@@ -38,28 +37,30 @@ export function startAlertBackground(
     onOutcome,
   });
   evaluator.onQueued = () => worker.wake();
-  const holderId = `${hostname()}/${process.pid}/${randomUUID()}`;
-  const checkStalled = async () => {
-    // A read first: without a stalled rule (or a RUNNING run under one) the check writes nothing, not even its lease.
-    const candidates = await evaluator.stalledCandidates();
-    if (candidates.length === 0) return 0;
-    if (!(await store.tryAcquireLease(STALL_CHECKER_LEASE, holderId, clock.now(), 3 * STALL_CHECK_INTERVAL_MS))) return null;
-    return evaluator.checkStalled(candidates);
-  };
-  const timer = setInterval(() => {
-    checkStalled().catch((error: unknown) => log.error({ err: error }, "stalled run check failed"));
-  }, STALL_CHECK_INTERVAL_MS);
-  timer.unref();
+  const stallCheck = startLeasedJob(
+    deps,
+    {
+      lease: STALL_CHECKER_LEASE,
+      ttlMs: 3 * STALL_CHECK_INTERVAL_MS,
+      intervalMs: STALL_CHECK_INTERVAL_MS,
+      name: "stalled run check",
+      round: async (take) => {
+        // A read first: without a stalled rule (or a RUNNING run under one) the check writes nothing, not even its lease.
+        const candidates = await evaluator.stalledCandidates();
+        if (candidates.length === 0) return 0;
+        if (!(await take())) return null;
+        return evaluator.checkStalled(candidates);
+      },
+    },
+    log,
+  );
   return {
     worker,
-    checkStalled,
+    checkStalled: stallCheck.runOnce,
     async stop() {
-      clearInterval(timer);
       evaluator.onQueued = () => {};
+      await stallCheck.stop();
       await worker.stop();
-      await store
-        .releaseLease(STALL_CHECKER_LEASE, holderId)
-        .catch((error: unknown) => log.warn({ err: error }, "could not release the stall checker lease"));
     },
   };
 }

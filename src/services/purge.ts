@@ -1,9 +1,8 @@
-import { randomUUID } from "node:crypto";
-import { hostname } from "node:os";
 import type { FastifyBaseLogger } from "fastify";
 import type { BlobStore } from "../blobs/blob-store.js";
 import type { Clock } from "../domain/time.js";
 import type { PurgeTarget, Store } from "../store/store.js";
+import { startLeasedJob } from "./leased-job.js";
 
 /** What a purge removed. */
 export interface PurgeReport {
@@ -114,28 +113,25 @@ const PURGE_LEASE_TTL_MS = 10 * 60 * 1000;
  * pages back (incremental vacuum, when the database is in that mode).
  */
 export function startPurgeMonitor(deps: PurgeDeps & { retentionMs: number }, log: FastifyBaseLogger): PurgeMonitor {
-  const { store, clock } = deps;
-  const holderId = `${hostname()}/${process.pid}/${randomUUID()}`;
-  const purge = async () => {
-    if (!(await store.tryAcquireLease(PURGER_LEASE, holderId, clock.now(), PURGE_LEASE_TTL_MS))) return null;
-    const report = await purgeRound(deps, deps.retentionMs, () => {
-      store.tryAcquireLease(PURGER_LEASE, holderId, clock.now(), PURGE_LEASE_TTL_MS).catch(() => undefined);
-    });
-    if (report.runs + report.projects > 0) await store.reclaimSpace({ rewrite: false, budgetMs: RECLAIM_BUDGET_MS });
-    if (report.runs + report.projects + report.retired > 0) log.info({ ...report }, "purged deleted runs and projects");
-    return report;
-  };
-  const timer = setInterval(() => {
-    purge().catch((error: unknown) => log.error({ err: error }, "purge of deleted runs failed"));
-  }, PURGE_INTERVAL_MS);
-  timer.unref();
-  return {
-    purge,
-    async stop() {
-      clearInterval(timer);
-      await store
-        .releaseLease(PURGER_LEASE, holderId)
-        .catch((error: unknown) => log.warn({ err: error }, "could not release the purger lease"));
+  const { store } = deps;
+  const job = startLeasedJob(
+    deps,
+    {
+      lease: PURGER_LEASE,
+      ttlMs: PURGE_LEASE_TTL_MS,
+      intervalMs: PURGE_INTERVAL_MS,
+      name: "purge of deleted runs",
+      round: async (take) => {
+        if (!(await take())) return null;
+        const report = await purgeRound(deps, deps.retentionMs, () => {
+          take().catch(() => undefined);
+        });
+        if (report.runs + report.projects > 0) await store.reclaimSpace({ rewrite: false, budgetMs: RECLAIM_BUDGET_MS });
+        if (report.runs + report.projects + report.retired > 0) log.info({ ...report }, "purged deleted runs and projects");
+        return report;
+      },
     },
-  };
+    log,
+  );
+  return { purge: job.runOnce, stop: job.stop };
 }

@@ -1,7 +1,6 @@
-import { randomUUID } from "node:crypto";
-import { hostname } from "node:os";
 import type { FastifyBaseLogger } from "fastify";
 import type { ServiceDeps } from "./deps.js";
+import { startLeasedJob } from "./leased-job.js";
 
 export interface StaleRunMonitor {
   /**
@@ -42,31 +41,26 @@ export function startStaleRunMonitor(
   const { store, clock } = deps;
   const { staleAfterMs } = deps.config;
   if (staleAfterMs === 0) return { sweep: async () => 0, stop: async () => {} };
-  // Names the process, so an operator reading the leases table sees which one sweeps; unique per monitor.
-  const holderId = `${hostname()}/${process.pid}/${randomUUID()}`;
   const { intervalMs, leaseTtlMs } = sweepSchedule(staleAfterMs);
-  const sweep = async () => {
-    const now = clock.now();
-    if (!(await store.tryAcquireLease(SWEEPER_LEASE, holderId, now, leaseTtlMs))) return null;
-    const failed = await store.failStaleRuns(now - staleAfterMs, now);
-    if (failed.length > 0) {
-      log.info({ marked: failed.length }, "marked stale runs as FAILED");
-      onFailed(failed);
-    }
-    return failed.length;
-  };
-  const timer = setInterval(() => {
-    sweep().catch((error: unknown) => log.error({ err: error }, "stale run sweep failed"));
-  }, intervalMs);
-  timer.unref();
-  return {
-    sweep,
-    async stop() {
-      clearInterval(timer);
-      // A store that cannot answer now must not stop the shutdown: the lease then simply expires.
-      await store
-        .releaseLease(SWEEPER_LEASE, holderId)
-        .catch((error: unknown) => log.warn({ err: error }, "could not release the sweeper lease"));
+  const job = startLeasedJob(
+    deps,
+    {
+      lease: SWEEPER_LEASE,
+      ttlMs: leaseTtlMs,
+      intervalMs,
+      name: "stale run sweep",
+      round: async (take) => {
+        const now = clock.now();
+        if (!(await take())) return null;
+        const failed = await store.failStaleRuns(now - staleAfterMs, now);
+        if (failed.length > 0) {
+          log.info({ marked: failed.length }, "marked stale runs as FAILED");
+          onFailed(failed);
+        }
+        return failed.length;
+      },
     },
-  };
+    log,
+  );
+  return { sweep: job.runOnce, stop: job.stop };
 }
