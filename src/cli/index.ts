@@ -5,6 +5,7 @@ import { StoreOpenError } from "../store/store.js";
 import { configCommand } from "./commands/config.js";
 import { copyCommand } from "./commands/copy.js";
 import { copyFilesCommand } from "./commands/copy-files.js";
+import { importCommand } from "./commands/import.js";
 import { keysCommand } from "./commands/keys.js";
 import { orgsCommand } from "./commands/orgs.js";
 import { serveCommand } from "./commands/serve.js";
@@ -17,6 +18,7 @@ const COMMANDS = new Map<string, Command>([
   ["config", configCommand],
   ["copy", copyCommand],
   ["copy-files", copyFilesCommand],
+  ["import", importCommand],
 ]);
 
 function mainHelp(): string {
