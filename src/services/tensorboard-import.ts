@@ -201,9 +201,9 @@ export class TensorboardImport {
       const mainTag = file.subSeries?.split("/")[0];
       collector.subSeries = file.subSeries && mainTag ? { tag: mainTag, logName: file.subSeries } : undefined;
       const outcome = await readRecords(handle, start, file.size, {
-        record(data, offset) {
+        record(buf, start, end, offset) {
           try {
-            decodeEvent(data, collector);
+            decodeEvent(buf, collector, start, end);
           } catch (error) {
             problem(offset, `undecodable event (${(error as Error).message}): skipped`);
           }

@@ -68,9 +68,9 @@ const DT_STRING = 7;
 const DT_INT64 = 9;
 const DT_BOOL = 10;
 
-/** Decodes one event's data, visiting what it holds. Throws ProtobufError on malformed data. */
-export function decodeEvent(buf: Buffer, visitor: EventVisitor): void {
-  const event = new Cursor(buf, 0, buf.length);
+/** Decodes one event, buf[start, end), visiting what it holds. Throws ProtobufError on malformed data. */
+export function decodeEvent(buf: Buffer, visitor: EventVisitor, start = 0, end = buf.length): void {
+  const event = new Cursor(buf, start, end);
   let wallTime = 0;
   let step = 0;
   let summary: { start: number; end: number } | undefined;
@@ -115,7 +115,7 @@ function decodeValue(value: Cursor, step: number, wallTime: number, visitor: Eve
     const key = value.varint();
     const field = key >>> 3;
     const wire = key & 7;
-    if (field === VALUE_TAG && wire === WIRE_BYTES) tag = value.string();
+    if (field === VALUE_TAG && wire === WIRE_BYTES) tag = value.tag();
     else if (field === VALUE_SIMPLE && wire === WIRE_FIXED32) simple = value.float();
     else if (field === VALUE_METADATA && wire === WIRE_BYTES) {
       const metadata = value.message();

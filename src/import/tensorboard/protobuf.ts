@@ -12,6 +12,10 @@ export const WIRE_FIXED32 = 5;
 
 export class ProtobufError extends Error {}
 
+/** Tags seen, by an FNV-1a hash of their bytes (Cursor.tag); cleared past MAX_TAGS, so bounded. */
+const TAGS = new Map<number, { bytes: Buffer; text: string }>();
+const MAX_TAGS = 100_000;
+
 /** A cursor over one message: `pos` moves as fields are read; `end` is the message's end. */
 export class Cursor {
   constructor(
@@ -66,6 +70,27 @@ export class Cursor {
   string(): string {
     const { start, end } = this.bytes();
     return this.buf.toString("utf8", start, end);
+  }
+
+  /**
+   * A tag: a string that repeats in every event of a series, so decoded once and then found by
+   * its bytes (a hash of them, then a byte comparison) instead of decoding UTF-8 each time.
+   */
+  tag(): string {
+    const { start, end } = this.bytes();
+    const { buf } = this;
+    let hash = 0x811c9dc5;
+    for (let i = start; i < end; i++) hash = Math.imul(hash ^ buf[i]!, 0x01000193);
+    const known = TAGS.get(hash);
+    if (known !== undefined && known.bytes.length === end - start) {
+      let same = true;
+      for (let i = 0; i < known.bytes.length && same; i++) same = known.bytes[i] === buf[start + i];
+      if (same) return known.text;
+    }
+    const text = buf.toString("utf8", start, end);
+    if (TAGS.size >= MAX_TAGS) TAGS.clear();
+    TAGS.set(hash, { bytes: Buffer.from(buf.subarray(start, end)), text });
+    return text;
   }
 
   /** The cursor of an embedded message. */
