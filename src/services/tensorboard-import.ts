@@ -107,12 +107,13 @@ export class TensorboardImport {
       ends.set(file.name, end);
       if (end !== from) changed = true;
     }
+    const series = collector.series();
     const report: RunReport = {
       name,
       runId: existing?.id,
       upToDate: !changed,
       created: existing === undefined,
-      points: collector.points,
+      points: series.reduce((sum, s) => sum + s.steps.length, 0),
       histograms: collector.histograms,
       texts: collector.texts,
       images: collector.images.length,
@@ -135,11 +136,7 @@ export class TensorboardImport {
     report.runId = run.id;
     if (existing && config) await store.mergeRunConfig(orgId, run.id, config, now);
 
-    const series = collector.series();
-    listener.runStarted(
-      name,
-      series.reduce((sum, s) => sum + s.steps.length, 0),
-    );
+    listener.runStarted(name, report.points);
     let written = 0;
     for (const slice of sliceSeries(series)) {
       if (signal?.aborted) throw new ImportInterrupted();

@@ -30,7 +30,6 @@ export class RunCollector implements EventVisitor {
   subSeries: { tag: string; logName: string } | undefined;
   firstTime = Number.POSITIVE_INFINITY;
   lastTime = Number.NEGATIVE_INFINITY;
-  points = 0;
   histograms = 0;
   texts = 0;
   /** Values left out: their kind (audio, graph, a step outside 0..2^53−1) → how many. */
@@ -65,7 +64,6 @@ export class RunCollector implements EventVisitor {
     series.steps.push(step);
     series.values.push(value);
     series.times.push(time);
-    this.points++;
   }
 
   histogram(tag: string, step: number, wallTime: number, histogram: TbHistogram): void {
