@@ -129,13 +129,28 @@ export function histogramRow(h: TbHistogram): string | undefined {
   else if (h.min < limits[0]!) left = h.min;
   else left = limits[0]! - (n > 1 ? limits[1]! - limits[0]! : 1);
   if (!Number.isFinite(left) || Math.abs(left) > HUGE) left = h.min;
+  const clamp = (edge: number) => (Number.isFinite(edge) && Math.abs(edge) <= HUGE ? edge : edge < 0 ? h.min : h.max);
   const edges = [left];
+  const freq: number[] = [];
+  // The web UI wants strictly increasing edges: a bucket left without width by the clamping
+  // (a ±DBL_MAX sentinel beside the min or max) gives its count to the next bucket.
+  let carried = 0;
   for (let i = first; i <= last; i++) {
-    const edge = limits[i]!;
-    edges.push(Number.isFinite(edge) && Math.abs(edge) <= HUGE ? edge : h.max);
+    const edge = clamp(limits[i]!);
+    if (!(edge > edges.at(-1)!)) {
+      carried += h.buckets[i]!;
+      continue;
+    }
+    edges.push(edge);
+    freq.push(h.buckets[i]! + carried);
+    carried = 0;
   }
+  if (freq.length === 0) {
+    edges.push(left + Math.max(Math.abs(left) * 1e-9, 1e-9));
+    freq.push(carried);
+  } else freq[freq.length - 1]! += carried;
   return JSON.stringify({
-    freq: h.buckets.slice(first, last + 1),
+    freq,
     bins: edges,
     shape: "generic",
     min: h.min,
