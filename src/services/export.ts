@@ -9,7 +9,7 @@ import { listProjectRuns } from "./run-list.js";
 
 /** Points read from the store at a time, and rows handed to a writer at a time (a Parquet row group). */
 const READ_POINTS = 100_000;
-const BATCH_ROWS = 1_000_000;
+const BATCH_ROWS = 250_000;
 const PAGE_RUNS = 1000;
 /** The summary statistics exported per metric, as `summary.<metric>.<statistic>` columns. */
 const SUMMARY_STATISTICS = ["last", "min", "max", "mean", "count"] as const;

@@ -31,6 +31,9 @@ export interface TensorboardImportRequest {
 
 /** What the import reports as it goes; the CLI prints it. */
 export interface ImportListener {
+  /** Before a run's files are read: the bytes to read (then `bytesRead` as they are). */
+  readStarted(name: string, bytes: number): void;
+  bytesRead(done: number): void;
   runStarted(name: string, points: number): void;
   pointsWritten(done: number): void;
   runFinished(report: RunReport): void;
@@ -96,14 +99,30 @@ export class TensorboardImport {
     const ends = new Map<string, number>();
     let skippedRecords = 0;
     let changed = existing === undefined;
+    // A file shorter than what was imported from it was rewritten: read it again from the start.
+    const startOf = (file: EventFile) => {
+      const from = offsets.get(file.name) ?? 0;
+      return from <= file.size ? from : 0;
+    };
+    listener.readStarted(
+      name,
+      directory.files.reduce((sum, file) => sum + file.size - startOf(file), 0),
+    );
+    let readBefore = 0;
     for (const file of directory.files) {
       const from = offsets.get(file.name) ?? 0;
-      // A file shorter than what was imported from it was rewritten: read it again from the start.
-      const start = from <= file.size ? from : 0;
-      const end = await this.readFile(file, start, collector, (offset, problem) => {
-        skippedRecords++;
-        listener.problem(file.path, offset, problem);
-      });
+      const start = startOf(file);
+      const end = await this.readFile(
+        file,
+        start,
+        collector,
+        (offset, problem) => {
+          skippedRecords++;
+          listener.problem(file.path, offset, problem);
+        },
+        (offset) => listener.bytesRead(readBefore + offset - start),
+      );
+      readBefore += file.size - start;
       ends.set(file.name, end);
       if (end !== from) changed = true;
     }
@@ -192,13 +211,17 @@ export class TensorboardImport {
     start: number,
     collector: RunCollector,
     problem: (offset: number, problem: string) => void,
+    progress: (offset: number) => void,
   ): Promise<number> {
     const handle = await open(file.path, "r");
     try {
       const mainTag = file.subSeries?.split("/")[0];
+      let records = 0;
       collector.subSeries = file.subSeries && mainTag ? { tag: mainTag, logName: file.subSeries } : undefined;
       const outcome = await readRecords(handle, start, file.size, {
         record(buf, start, end, offset) {
+          // Every 4,096 records: the progress line's clock is not read per event.
+          if ((++records & 4095) === 0) progress(offset);
           try {
             decodeEvent(buf, collector, start, end);
           } catch (error) {

@@ -182,6 +182,9 @@ describe("stepwise export", () => {
     assert.match(stderr, /interrupted; the files being written were removed/);
     assert.deepEqual(readdirSync(dir), [], "neither a partial nor a whole file");
 
+    const help = await cli(["export", "--help"]);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /Usage: stepwise export --project <name>/);
     const badFormat = await cli(["export", "--project", "exp", "--format", "xlsx", "--to", dir, ...storeArgs]);
     assert.equal(badFormat.code, 2);
     assert.match(badFormat.stderr, /--format must be csv or parquet/);

@@ -224,6 +224,9 @@ describe("stepwise import tensorboard", () => {
     assert.equal(named.code, 0, named.stderr);
     assert.deepEqual([...(await runs("named")).keys()], ["tb-restart"]);
 
+    const help = await cli(["import", "--help"]);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /Usage: stepwise import tensorboard <logdir> --project <name>/);
     const noProject = await cli(["import", "tensorboard", logdir, ...store]);
     assert.equal(noProject.code, 2);
     assert.match(noProject.stderr, /--project is required/);

@@ -13,6 +13,8 @@ import { Progress } from "../progress.js";
 /** Where imported images go: the server's blob options (the data directory's files/ or a bucket). */
 const BLOB_OPTIONS = ["--blob-url", "--s3-endpoint", "--s3-region", "--s3-force-path-style"];
 type Values = Record<string, string | boolean | undefined>;
+/** Runs with at least this many bytes of event files to read get a progress line while they are read. */
+const READ_PROGRESS_FROM = 64 * 1024 * 1024;
 
 export const importCommand: Command = {
   summary: "import runs from another tracker (TensorBoard log directories)",
@@ -83,7 +85,15 @@ async function importTensorboard(store: Store, values: Values, logdir: string, p
         signal: stop.signal,
       },
       {
+        readStarted(name, bytes) {
+          // Small runs are read in a blink: a line for them would only fill a log.
+          progress = bytes >= READ_PROGRESS_FROM ? new Progress(`  ${name}: reading`, { unit: "bytes", total: bytes }) : undefined;
+        },
+        bytesRead(done) {
+          progress?.update(done);
+        },
         runStarted(name, points) {
+          progress?.interrupt();
           progress = new Progress(`  ${name}`, { unit: "points", total: points });
         },
         pointsWritten(done) {
