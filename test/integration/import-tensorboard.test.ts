@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -208,6 +208,42 @@ describe("stepwise import tensorboard", () => {
       [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
     );
     assert.equal((await runs("tb")).get("growing")!.statusUpdated, new Date(T0 + 9000).toISOString());
+  });
+
+  it("stops cleanly on Ctrl-C between batches, and a re-run resumes to every run imported once", async () => {
+    const many = join(makeTempDir("stepwise-tb-many-"), "logs");
+    for (let i = 0; i < 300; i++) cpSync(join(FIXTURES, "restart"), join(many, `run-${String(i).padStart(3, "0")}`), { recursive: true });
+    const child = spawn(process.execPath, [BIN, "import", "tensorboard", many, "--project", "many", ...store], {
+      env: { ...process.env, STEPWISE_DATA_DIR: "" },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    await new Promise<void>((resolve) =>
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes("run-001")) resolve();
+      }),
+    );
+    child.kill("SIGINT");
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    assert.equal(code, 130, stdout + stderr);
+    assert.match(stderr, /interrupted\. \d+ runs were imported whole/);
+    const interruptedAt = Number(/interrupted\. (\d+) runs/.exec(stderr)![1]);
+    assert.ok(interruptedAt < 300, `${interruptedAt} runs before the signal`);
+
+    const resumed = await cli(["import", "tensorboard", many, "--project", "many", ...store]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const counts = /Imported 300 runs \((\d+) new, (\d+) up to date\): (\d+) points/.exec(resumed.stdout);
+    assert.ok(counts, resumed.stdout);
+    assert.equal(Number(counts[2]), interruptedAt, "the runs imported whole before the signal are not read again");
+    const listed = await test.client.get<{ total: number; runs: RunItem[] }>("/api/runs/list?projectName=many&limit=1");
+    assert.equal(listed.body.total, 300);
+    const last = listed.body.runs[0]!;
+    assert.deepEqual(
+      (await points("many", last.id, "loss")).map((p) => p.value),
+      [10, 11, 12, 23, 24, 25, 26, 27],
+    );
   });
 
   it("names runs by --run-name and refuses wrong use", async () => {
