@@ -6,7 +6,7 @@ import { sliceBySize, sliceSeries } from "../domain/ingest-slices.js";
 import { isPlainObject, type Json } from "../domain/merge.js";
 import { RunCollector } from "../import/tensorboard/collect.js";
 import { discoverRuns, type EventFile, type RunDirectory } from "../import/tensorboard/discover.js";
-import { decodeEvent } from "../import/tensorboard/events.js";
+import { decodeEvent, type EventVisitor } from "../import/tensorboard/events.js";
 import { readRecords } from "../import/tensorboard/records.js";
 import type { Run } from "../store/store.js";
 import type { ServiceDeps } from "./deps.js";
@@ -75,7 +75,7 @@ export class TensorboardImport {
     const logdir = resolve(request.logdir);
     const logdirName = basename(logdir);
     const reports: RunReport[] = [];
-    for (const directory of await discoverRuns(logdir)) {
+    for (const directory of await discoverRuns(logdir, firstScalarTag)) {
       if (request.signal?.aborted) throw new ImportInterrupted();
       reports.push(await this.importRun(request, directory, logdirName, listener));
     }
@@ -239,6 +239,38 @@ export class TensorboardImport {
     }
   }
 }
+
+/** The tag of a file's first scalar, or undefined when none comes in its first records. */
+async function firstScalarTag(path: string): Promise<string | undefined> {
+  const handle = await open(path, "r");
+  try {
+    let found: string | undefined;
+    const size = Math.min((await handle.stat()).size, 1024 * 1024);
+    await readRecords(handle, 0, size, {
+      record(buf, start, end) {
+        if (found !== undefined) return;
+        try {
+          decodeEvent(buf, { ...IGNORE_ALL, scalar: (tag) => (found ??= tag) }, start, end);
+        } catch {
+          // An undecodable record: the import reports it when it reads the file.
+        }
+      },
+      problem() {},
+    });
+    return found;
+  } finally {
+    await handle.close();
+  }
+}
+
+const IGNORE_ALL: EventVisitor = {
+  scalar() {},
+  histogram() {},
+  image() {},
+  text() {},
+  hparams() {},
+  notImported() {},
+};
 
 /** A run's external ID: the log directory's name and the run's path in it (hashed past 255 characters). */
 export function externalIdOf(logdirName: string, relativePath: string): string {

@@ -246,6 +246,15 @@ describe("stepwise import tensorboard", () => {
     );
   });
 
+  it("keeps a run two levels below another one apart unless it is an add_scalars directory", async () => {
+    const nested = join(makeTempDir("stepwise-tb-nested-"), "logs");
+    cpSync(join(FIXTURES, "restart"), join(nested, "parent"), { recursive: true });
+    cpSync(join(FIXTURES, "tf2"), join(nested, "parent", "other", "deep"), { recursive: true });
+    const result = await cli(["import", "tensorboard", nested, "--project", "nested", ...store]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual([...(await runs("nested")).keys()].sort(), ["parent", "parent/other/deep"]);
+  });
+
   it("names runs by --run-name and refuses wrong use", async () => {
     const named = await cli([
       "import",

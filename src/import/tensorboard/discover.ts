@@ -21,13 +21,12 @@ export interface RunDirectory {
 
 /**
  * The runs under a log directory: every directory holding event files is one run, except an
- * add_scalars sub-directory, `<run>/<main tag>/<key>` with a single segment `<key>` (tensorboardX's
- * layout), whose files join its run as the series `<main tag>/<key>`. Whether a directory is one
- * is decided by its tag later (`subSeries` is only a candidate); here by layout: two levels below
- * a directory that holds event files itself. Files in name order (TensorBoard names them by
- * creation time, so a restart's file comes after the first).
+ * add_scalars sub-directory (tensorboardX's layout `<run>/<main tag>/<key>`, two levels below a
+ * directory holding event files itself, whose first scalar's tag is `<main tag>`): its files join
+ * the run as the series `<main tag>/<key>`. `firstScalarTag` reads a file's first scalar tag.
+ * Files in name order (TensorBoard names them by creation time, so a restart's comes after).
  */
-export async function discoverRuns(logdir: string): Promise<RunDirectory[]> {
+export async function discoverRuns(logdir: string, firstScalarTag: (path: string) => Promise<string | undefined>): Promise<RunDirectory[]> {
   const found = new Map<string, EventFile[]>();
   const walk = async (dir: string): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true });
@@ -47,7 +46,7 @@ export async function discoverRuns(logdir: string): Promise<RunDirectory[]> {
     const parts = path === "" ? [] : path.split("/");
     const parent = parts.length >= 2 ? parts.slice(0, -2).join("/") : undefined;
     const run = parent === undefined ? undefined : runs.get(parent);
-    if (run) {
+    if (run && (await firstScalarTag(files[0]!.path)) === parts.at(-2)) {
       const subSeries = parts.slice(-2).join("/");
       for (const file of files) run.push({ ...file, name: `${subSeries}/${file.name}`, subSeries });
     } else runs.set(path, [...files]);
