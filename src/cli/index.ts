@@ -7,6 +7,8 @@ import { configCommand } from "./commands/config.js";
 import { copyCommand } from "./commands/copy.js";
 import { copyFilesCommand } from "./commands/copy-files.js";
 import { gcCommand } from "./commands/gc.js";
+import { exportCommand } from "./commands/export.js";
+import { importCommand } from "./commands/import.js";
 import { keysCommand } from "./commands/keys.js";
 import { orgsCommand } from "./commands/orgs.js";
 import { restoreCommand } from "./commands/restore.js";
@@ -23,6 +25,8 @@ const COMMANDS = new Map<string, Command>([
   ["backup", backupCommand],
   ["restore", restoreCommand],
   ["gc", gcCommand],
+  ["import", importCommand],
+  ["export", exportCommand],
 ]);
 
 function mainHelp(): string {

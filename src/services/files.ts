@@ -30,7 +30,7 @@ export interface FileDownload {
 export class FileService {
   private readonly uploads: UploadRecorder;
 
-  constructor(private readonly deps: ServiceDeps) {
+  constructor(private readonly deps: Omit<ServiceDeps, "metrics">) {
     this.uploads = new UploadRecorder(deps.store, deps.blobs);
   }
 
