@@ -63,7 +63,7 @@ export class MlflowRuns {
   async create(
     orgId: string,
     project: MlflowProject,
-    run: { name: string; mlflowTags: [string, string][]; userId: string; createdAt: number },
+    run: { name: string; mlflowTags: [string, string][]; userId: string; createdAt: number; mlflowId?: string },
     actor: Actor,
     now: number,
   ): Promise<MlflowRun> {
@@ -76,6 +76,7 @@ export class MlflowRuns {
         mlflowTags: run.mlflowTags,
         mlflowUserId: run.userId,
         createdAt: run.createdAt,
+        mlflowId: run.mlflowId,
       };
       created = (await this.runs.create(orgId, input, actor, now)).run.id;
     } catch (error) {
@@ -121,10 +122,10 @@ export class MlflowRuns {
     return updated;
   }
 
-  /** Deletes (keeping an earlier deletion time) or restores the run. */
-  async setDeleted(orgId: string, runId: unknown, deleted: boolean): Promise<void> {
+  /** Deletes (keeping an earlier deletion time) or restores the run; `at` is the deletion time (an import keeps the source's). */
+  async setDeleted(orgId: string, runId: unknown, deleted: boolean, at?: number): Promise<void> {
     const run = await this.findRef(orgId, runId);
-    const now = this.deps.clock.now();
+    const now = at ?? this.deps.clock.now();
     await updateRunMlflow(this.deps.store, orgId, run.id, (s) => ({ ...s, deletedAt: deletedAtAfter(deleted, s.deletedAt, now) }), now);
   }
 
