@@ -187,15 +187,7 @@ export class MlflowImport {
   private async writeRun(experiment: SourceExperiment, run: SourceRun, existing: MlflowRun | undefined): Promise<void> {
     const { mlflowRuns } = this.services;
     const now = this.deps.clock.now();
-    const stored =
-      existing ??
-      (await mlflowRuns.create(
-        this.orgId,
-        await this.projectOf(experiment),
-        { name: run.name, mlflowTags: run.tags, userId: run.userId, createdAt: run.startTime, mlflowId: run.runId },
-        IMPORTER,
-        now,
-      ));
+    const stored = existing ?? (await this.createRun(experiment, run, now));
     // A resumed run may have been deleted by an earlier import that stopped after it: restored while it is written.
     if (stored.deletedAt !== null) await mlflowRuns.setDeleted(this.orgId, run.runId, false);
     const ref = { id: stored.id, mlflowId: stored.mlflowId, deletedAt: null };
@@ -232,6 +224,25 @@ export class MlflowImport {
       await mlflowRuns.update(this.orgId, current, { name: "", status, endTime: run.endTime ?? run.startTime }, IMPORTER);
     }
     if (run.deleted) await mlflowRuns.setDeleted(this.orgId, run.runId, true);
+  }
+
+  /**
+   * Creates the run with the source's MLflow run ID. MLflow run IDs are unique across a Stepwise
+   * server (MLflow's client names a run by its ID alone), so a source imported into one organization
+   * already cannot be imported into a second one: said in those words, not the index's.
+   */
+  private async createRun(experiment: SourceExperiment, run: SourceRun, now: number): Promise<MlflowRun> {
+    const project = await this.projectOf(experiment);
+    const input = { name: run.name, mlflowTags: run.tags, userId: run.userId, createdAt: run.startTime, mlflowId: run.runId };
+    try {
+      return await this.services.mlflowRuns.create(this.orgId, project, input, IMPORTER, now);
+    } catch (error) {
+      if (!/mlflow_id/.test((error as Error).message)) throw error;
+      throw new DomainError(
+        "CONFLICT",
+        "its MLflow run ID is taken by a run of another organization of this Stepwise (MLflow run IDs are unique across a server): import a source into one organization only",
+      );
+    }
   }
 
   /** Copies the run's artifacts that Stepwise does not have yet (same path and size), a few at a time. */

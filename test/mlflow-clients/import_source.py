@@ -87,7 +87,7 @@ def big(client):
     """One run with a long history in batches of 1,000 points (MLflow's log-batch limit): the interrupt test's."""
     experiment = client.create_experiment("import-big")
     run = client.create_run(experiment, run_name="long", start_time=1_700_010_000_000)
-    for start in range(0, 200_000, 1000):
+    for start in range(0, 100_000, 1000):
         batch = [mlflow.entities.Metric("loss", float(i % 997), 1_700_010_000_000 + i, i) for i in range(start, start + 1000)]
         client.log_batch(run.info.run_id, metrics=batch)
     client.set_terminated(run.info.run_id, "FINISHED", end_time=1_700_020_000_000)
