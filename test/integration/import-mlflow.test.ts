@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { after, before, describe, it } from "node:test";
 import { BIN, makeOrg, makeTempDir, startTestServer, TEST_BACKEND, type TestServer } from "../helpers/start-server.js";
+import { startSwiftS3, swiftInstalled } from "../helpers/swift.js";
 import { waitFor } from "../helpers/wait-for.js";
 
 /**
@@ -66,12 +67,12 @@ describe("stepwise import mlflow", { skip: available ? false : `MLflow is not bu
   const work = makeTempDir("stepwise-import-mlflow-");
 
   /** `stepwise import mlflow` on the test server's store, in a child process: its exit code and output. */
-  const importer = (from: string, slug: string, extra: string[] = []) =>
+  const importer = (from: string, slug: string, extra: string[] = [], server = test) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const storeArgs = TEST_BACKEND === "postgres" ? ["--database-url", test.databaseUrl] : [];
+      const storeArgs = TEST_BACKEND === "postgres" ? ["--database-url", server.databaseUrl] : [];
       execFile(
         process.execPath,
-        [BIN, "import", "mlflow", "--from", from, "--org", slug, "--data-dir", test.dataDir, ...storeArgs, ...extra],
+        [BIN, "import", "mlflow", "--from", from, "--org", slug, "--data-dir", server.dataDir, ...storeArgs, ...extra],
         { env: { ...process.env, STEPWISE_DATA_DIR: "" }, timeout: 300_000 },
         (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
@@ -121,7 +122,7 @@ describe("stepwise import mlflow", { skip: available ? false : `MLflow is not bu
     assert.equal(summaryLine(stdout, "runs"), "4 (4 imported, 0 resumed, 0 already whole, 0 failed)");
     assert.equal(summaryLine(stdout, "params"), "3");
     assert.equal(summaryLine(stdout, "metric points"), "132 read, 132 stored (identical points once)");
-    assert.equal(summaryLine(stdout, "artifacts"), "4 (10,352 bytes), 4 copied");
+    assert.equal(summaryLine(stdout, "artifacts"), "5 (10,360 bytes), 5 copied");
     assert.equal(summaryLine(stdout, "model versions"), "2 (2 imported, 0 skipped)");
     assert.match(stdout, /experiment 'import-first': 131 points in .*, 3 runs/);
     assert.deepEqual(await dump(`${test.url}`, key), await dump(mlflowUri));
@@ -136,7 +137,8 @@ describe("stepwise import mlflow", { skip: available ? false : `MLflow is not bu
     assert.equal(summaryLine(again.stdout, "runs"), "4 (0 imported, 1 resumed, 3 already whole, 0 failed)");
     assert.equal(summaryLine(again.stdout, "experiments"), "3 (0 created, 0 deleted in the source: skipped)");
     assert.equal(summaryLine(again.stdout, "metric points"), "1 read, 1 stored (identical points once)");
-    assert.equal(summaryLine(again.stdout, "artifacts"), "0 (0 bytes), 0 copied");
+    // Of the run read again, only artifacts Stepwise does not have are copied: none.
+    assert.equal(summaryLine(again.stdout, "artifacts"), "1 (8 bytes), 0 copied");
     assert.equal(summaryLine(again.stdout, "model versions"), "2 (0 imported, 0 skipped)");
 
     const { late } = await fill(mlflowUri, "add");
@@ -204,5 +206,26 @@ describe("stepwise import mlflow", { skip: available ? false : `MLflow is not bu
     assert.equal(summaryLine(resumed.stdout, "runs"), "1 (0 imported, 1 resumed, 0 already whole, 0 failed)");
     assert.equal(summaryLine(resumed.stdout, "metric points"), "100,000 read, 100,000 stored (identical points once)");
     assert.deepEqual(await dump(test.url, key), await dump(`file://${big}`));
+  });
+
+  it("copies artifacts into the S3 bucket the server serves them from", {
+    skip: swiftInstalled() ? false : "Swift (the S3 server) is not installed",
+  }, async () => {
+    const swift = await startSwiftS3();
+    Object.assign(process.env, swift.env);
+    const flags = { ...swift.flags("import/"), "--s3-direct-urls": "false" };
+    const s3Server = await startTestServer({ flags });
+    try {
+      const { organization, key } = await makeOrg(s3Server);
+      const s3Flags = Object.entries(flags).flat();
+      const { code, stdout, stderr } = await importer(mlruns, organization.slug, s3Flags, s3Server);
+      assert.equal(code, 0, stderr);
+      assert.equal(summaryLine(stdout, "artifacts"), "5 (10,360 bytes), 5 copied");
+      assert.ok(!existsSync(join(s3Server.dataDir, "files")), "no artifact bytes in the data directory");
+      assert.deepEqual(await dump(s3Server.url, key), await dump(`file://${mlruns}`));
+    } finally {
+      await s3Server.close();
+      await swift.stop();
+    }
   });
 });

@@ -66,6 +66,10 @@ def fill(client):
     run = client.create_run(second, run_name="live", start_time=1_700_003_000_000)
     ids["live"] = run.info.run_id
     client.log_metric(run.info.run_id, "m", 2.0, timestamp=1_700_003_000_001, step=7)
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "checkpoint.txt"), "w") as f:
+            f.write("epoch 7\n")
+        client.log_artifact(run.info.run_id, os.path.join(tmp, "checkpoint.txt"), "ckpt")
 
     client.create_registered_model("classifier", tags={"owner": "ada"}, description="the classifier")
     client.create_model_version("classifier", f"runs:/{ids['alpha']}/model", run_id=ids["alpha"], tags={"v": "one"}, description="first")

@@ -8,7 +8,17 @@ export const importCommand: Command = {
 
 Sources:
 ${IMPORT_MLFLOW_USAGE}`,
-  valueOptions: [...STORE_OPTIONS, "from", "org", "blob-url", "s3-endpoint", "s3-region", "s3-force-path-style", "max-upload-size"],
+  valueOptions: [
+    ...STORE_OPTIONS,
+    "from",
+    "org",
+    "blob-url",
+    "s3-endpoint",
+    "s3-region",
+    "s3-force-path-style",
+    "s3-direct-urls",
+    "max-upload-size",
+  ],
   repeatable: ["experiment"],
   async run({ positionals, values, lists }) {
     const [source, ...rest] = positionals;
