@@ -83,8 +83,28 @@ export class ImportInterrupted extends Error {
 }
 
 const IMPORTER: Actor = { userId: null, apiKeyId: null };
-/** Artifacts of one run copied at a time. */
+/** Artifacts of one run copied at a time, and metrics of one run read and written at a time (a server answers several requests at once). */
 const ARTIFACT_CONCURRENCY = 4;
+const METRIC_CONCURRENCY = 4;
+
+/** Calls `work` on every item, at most `limit` at a time; the first failure is thrown once the others have stopped. */
+async function eachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      try {
+        await work(items[next++]!);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  const results = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const rejected = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (rejected) throw rejected.reason;
+}
 
 /**
  * `stepwise import mlflow`: reads an MLflow tracking store (a MlflowSource) and writes it through
@@ -164,7 +184,8 @@ export class MlflowImport {
     this.counts.runs++;
     const existing = await this.deps.store.getRunByMlflowId(this.orgId, run.runId);
     if (existing && importedWhole(existing.status, run.status)) {
-      if (run.deleted && existing.deletedAt === null) await this.services.mlflowRuns.setDeleted(this.orgId, run.runId, true);
+      // Deleted or restored in the source since: the one change a whole run may still take.
+      if (run.deleted !== (existing.deletedAt !== null)) await this.services.mlflowRuns.setDeleted(this.orgId, run.runId, run.deleted);
       this.counts.runsWhole++;
       reporter.runDone(run, "whole");
       return;
@@ -197,7 +218,7 @@ export class MlflowImport {
     this.counts.tags += run.tags.length;
     this.counts.datasetInputs += run.inputs.length;
 
-    for (const key of run.metricKeys) {
+    await eachBounded(run.metricKeys, METRIC_CONCURRENCY, async (key) => {
       for await (const slice of this.source.metricHistory(run, key)) {
         this.checkSignal();
         if (slice.length === 0) continue;
@@ -212,7 +233,7 @@ export class MlflowImport {
         this.counts.pointsRead += slice.length;
         this.options.reporter.pointsWritten(slice.length);
       }
-    }
+    });
     for (const summary of await this.deps.store.listMetricSummaries(this.orgId, stored.id))
       this.counts.pointsStored += summary.count + summary.nonFiniteCount;
 
@@ -257,18 +278,14 @@ export class MlflowImport {
       this.counts.artifactBytes += artifact.size;
       if (stored.get(artifact.path) !== artifact.size) missing.push(artifact);
     }
-    const copyNext = async (): Promise<void> => {
-      for (let artifact = missing.shift(); artifact; artifact = missing.shift()) {
-        this.checkSignal();
-        const now = this.deps.clock.now();
-        const [file] =
-          (await files.register(this.orgId, runId, [artifactFile(artifact.path, artifact.size, now)], () => "path", now)) ?? [];
-        if (!file) throw new DomainError("NOT_FOUND", `run ${run.runId} is gone`);
-        await files.receive(file, await this.source.openArtifact(run, artifact.path));
-        this.counts.artifactsCopied++;
-      }
-    };
-    await Promise.all(Array.from({ length: ARTIFACT_CONCURRENCY }, copyNext));
+    await eachBounded(missing, ARTIFACT_CONCURRENCY, async (artifact) => {
+      this.checkSignal();
+      const now = this.deps.clock.now();
+      const [file] = (await files.register(this.orgId, runId, [artifactFile(artifact.path, artifact.size, now)], () => "path", now)) ?? [];
+      if (!file) throw new DomainError("NOT_FOUND", `run ${run.runId} is gone`);
+      await files.receive(file, await this.source.openArtifact(run, artifact.path));
+      this.counts.artifactsCopied++;
+    });
   }
 
   /** Registered models and their versions, each version linked to its (imported) run; models already there get only the versions they lack. */

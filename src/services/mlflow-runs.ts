@@ -122,10 +122,10 @@ export class MlflowRuns {
     return updated;
   }
 
-  /** Deletes (keeping an earlier deletion time) or restores the run; `at` is the deletion time (an import keeps the source's). */
-  async setDeleted(orgId: string, runId: unknown, deleted: boolean, at?: number): Promise<void> {
+  /** Deletes (keeping an earlier deletion time) or restores the run. */
+  async setDeleted(orgId: string, runId: unknown, deleted: boolean): Promise<void> {
     const run = await this.findRef(orgId, runId);
-    const now = at ?? this.deps.clock.now();
+    const now = this.deps.clock.now();
     await updateRunMlflow(this.deps.store, orgId, run.id, (s) => ({ ...s, deletedAt: deletedAtAfter(deleted, s.deletedAt, now) }), now);
   }
 

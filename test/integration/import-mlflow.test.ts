@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, renameSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -67,13 +67,13 @@ describe("stepwise import mlflow", { skip: available ? false : `MLflow is not bu
   const work = makeTempDir("stepwise-import-mlflow-");
 
   /** `stepwise import mlflow` on the test server's store, in a child process: its exit code and output. */
-  const importer = (from: string, slug: string, extra: string[] = [], server = test) =>
+  const importer = (from: string, slug: string, extra: string[] = [], server = test, env: Record<string, string> = {}) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       const storeArgs = TEST_BACKEND === "postgres" ? ["--database-url", server.databaseUrl] : [];
       execFile(
         process.execPath,
         [BIN, "import", "mlflow", "--from", from, "--org", slug, "--data-dir", server.dataDir, ...storeArgs, ...extra],
-        { env: { ...process.env, STEPWISE_DATA_DIR: "" }, timeout: 300_000 },
+        { env: { ...process.env, STEPWISE_DATA_DIR: "", ...env }, timeout: 300_000 },
         (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
@@ -119,8 +119,8 @@ describe("stepwise import mlflow", { skip: available ? false : `MLflow is not bu
     serverKey = key;
     const { code, stdout, stderr } = await importer(mlflowUri, organization.slug);
     assert.equal(code, 0, stderr);
-    assert.equal(summaryLine(stdout, "runs"), "4 (4 imported, 0 resumed, 0 already whole, 0 failed)");
-    assert.equal(summaryLine(stdout, "params"), "3");
+    assert.equal(summaryLine(stdout, "runs"), "5 (5 imported, 0 resumed, 0 already whole, 0 failed)");
+    assert.equal(summaryLine(stdout, "params"), "4");
     assert.equal(summaryLine(stdout, "metric points"), "132 read, 132 stored (identical points once)");
     assert.equal(summaryLine(stdout, "artifacts"), "5 (10,360 bytes), 5 copied");
     assert.equal(summaryLine(stdout, "model versions"), "2 (2 imported, 0 skipped)");
@@ -134,7 +134,7 @@ describe("stepwise import mlflow", { skip: available ? false : `MLflow is not bu
     const again = await importer(mlflowUri, organization!.slug);
     assert.equal(again.code, 0, again.stderr);
     // The RUNNING run may still log in the source: it is read again, its points kept once.
-    assert.equal(summaryLine(again.stdout, "runs"), "4 (0 imported, 1 resumed, 3 already whole, 0 failed)");
+    assert.equal(summaryLine(again.stdout, "runs"), "5 (0 imported, 1 resumed, 4 already whole, 0 failed)");
     assert.equal(summaryLine(again.stdout, "experiments"), "3 (0 created, 0 deleted in the source: skipped)");
     assert.equal(summaryLine(again.stdout, "metric points"), "1 read, 1 stored (identical points once)");
     // Of the run read again, only artifacts Stepwise does not have are copied: none.
@@ -144,7 +144,7 @@ describe("stepwise import mlflow", { skip: available ? false : `MLflow is not bu
     const { late } = await fill(mlflowUri, "add");
     const third = await importer(mlflowUri, organization!.slug);
     assert.equal(third.code, 0, third.stderr);
-    assert.equal(summaryLine(third.stdout, "runs"), "5 (1 imported, 1 resumed, 3 already whole, 0 failed)");
+    assert.equal(summaryLine(third.stdout, "runs"), "6 (1 imported, 1 resumed, 4 already whole, 0 failed)");
     assert.equal(summaryLine(third.stdout, "metric points"), "2 read, 2 stored (identical points once)");
     const imported = await dump(test.url, key);
     assert.deepEqual(imported, await dump(mlflowUri));
@@ -163,7 +163,7 @@ describe("stepwise import mlflow", { skip: available ? false : `MLflow is not bu
     // MLflow's file store, given as a directory or a file:// URI.
     const { code, stdout, stderr } = await importer(`file://${mlruns}`, organization.slug);
     assert.equal(code, 0, stderr);
-    assert.equal(summaryLine(stdout, "runs"), "4 (3 imported, 1 resumed, 0 already whole, 0 failed)");
+    assert.equal(summaryLine(stdout, "runs"), "5 (4 imported, 1 resumed, 0 already whole, 0 failed)");
     assert.equal(summaryLine(stdout, "metric points"), "132 read, 132 stored (identical points once)");
     assert.equal(summaryLine(stdout, "model versions"), "2 (2 imported, 0 skipped)");
     assert.deepEqual(await dump(test.url, key), await dump(`file://${mlruns}`));
@@ -208,9 +208,31 @@ describe("stepwise import mlflow", { skip: available ? false : `MLflow is not bu
     assert.deepEqual(await dump(test.url, key), await dump(`file://${big}`));
   });
 
-  it("copies artifacts into the S3 bucket the server serves them from", {
+  it("reads a server that wants a bearer token (MLFLOW_TRACKING_TOKEN), every list and history paged: Stepwise's own MLflow API as the source", async () => {
+    const source = await startTestServer();
+    try {
+      const from = await makeOrg(source);
+      await python([SOURCE_SCRIPT, source.url, "fill"], { MLFLOW_TRACKING_TOKEN: from.key });
+      const { organization, key } = await makeOrg(test);
+      const refused = await importer(source.url, organization.slug);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /the source answered: .* HTTP 401/);
+      const { code, stdout, stderr } = await importer(source.url, organization.slug, [], test, { MLFLOW_TRACKING_TOKEN: from.key });
+      assert.equal(code, 0, stderr);
+      assert.equal(summaryLine(stdout, "runs"), "5 (5 imported, 0 resumed, 0 already whole, 0 failed)");
+      assert.deepEqual(await dump(test.url, key), await dump(source.url, from.key));
+    } finally {
+      await source.close();
+    }
+  });
+
+  it("copies artifacts into the S3 bucket the server serves them from; an mlruns directory moved since it was written is read where it is", {
     skip: swiftInstalled() ? false : "Swift (the S3 server) is not installed",
   }, async () => {
+    const expected = await dump(`file://${mlruns}`);
+    // Its meta.yaml files still name the artifacts by their old absolute file:// URIs.
+    const moved = join(work, "moved-mlruns");
+    renameSync(mlruns, moved);
     const swift = await startSwiftS3();
     Object.assign(process.env, swift.env);
     const flags = { ...swift.flags("import/"), "--s3-direct-urls": "false" };
@@ -218,14 +240,52 @@ describe("stepwise import mlflow", { skip: available ? false : `MLflow is not bu
     try {
       const { organization, key } = await makeOrg(s3Server);
       const s3Flags = Object.entries(flags).flat();
-      const { code, stdout, stderr } = await importer(mlruns, organization.slug, s3Flags, s3Server);
+      const { code, stdout, stderr } = await importer(moved, organization.slug, s3Flags, s3Server);
       assert.equal(code, 0, stderr);
       assert.equal(summaryLine(stdout, "artifacts"), "5 (10,360 bytes), 5 copied");
       assert.ok(!existsSync(join(s3Server.dataDir, "files")), "no artifact bytes in the data directory");
-      assert.deepEqual(await dump(s3Server.url, key), await dump(`file://${mlruns}`));
+      assert.deepEqual(await dump(s3Server.url, key), expected);
     } finally {
+      renameSync(moved, mlruns);
       await s3Server.close();
       await swift.stop();
+    }
+  });
+});
+
+describe("stepwise import: wrong use", () => {
+  let test: TestServer;
+  before(async () => {
+    test = await startTestServer();
+  });
+  after(async () => test.close());
+
+  const cli = (args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const store = ["--data-dir", test.dataDir, ...(TEST_BACKEND === "postgres" ? ["--database-url", test.databaseUrl] : [])];
+      execFile(
+        process.execPath,
+        [BIN, "import", ...args, ...store],
+        { env: { ...process.env, STEPWISE_DATA_DIR: "" } },
+        (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+
+  it("prints its usage for --help, and exits 2 with the reason on a missing source, option, directory or organization", async () => {
+    const help = await cli(["mlflow", "--help"]);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /stepwise import mlflow --from/);
+    const cases: [string[], RegExp][] = [
+      [[], /name the source/],
+      [["wandb"], /unknown source 'wandb'/],
+      [["mlflow", "--org", "default"], /--from is required/],
+      [["mlflow", "--from", "/nonexistent/mlruns", "--org", "default"], /neither an http\(s\) URL nor an mlruns directory/],
+      [["mlflow", "--from", test.dataDir, "--org", "no-such-org"], /organization 'no-such-org' not found/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await cli(args);
+      assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
+      assert.match(result.stderr, message, args.join(" "));
     }
   });
 });

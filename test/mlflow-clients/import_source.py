@@ -71,6 +71,11 @@ def fill(client):
             f.write("epoch 7\n")
         client.log_artifact(run.info.run_id, os.path.join(tmp, "checkpoint.txt"), "ckpt")
 
+    run = client.create_run("0", run_name="in-default", start_time=1_700_004_000_000)
+    ids["in-default"] = run.info.run_id
+    client.log_param(run.info.run_id, "where", "default")
+    client.set_terminated(run.info.run_id, "FINISHED", end_time=1_700_004_000_100)
+
     client.create_registered_model("classifier", tags={"owner": "ada"}, description="the classifier")
     client.create_model_version("classifier", f"runs:/{ids['alpha']}/model", run_id=ids["alpha"], tags={"v": "one"}, description="first")
     client.create_model_version("classifier", f"runs:/{ids['alpha']}/model", run_id=ids["alpha"])

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from "../../config.js";
 import { DomainError } from "../../domain/errors.js";
 import { systemClock } from "../../domain/time.js";
 import { FileStoreSource } from "../../import/mlflow/file-source.js";
-import { authorizationFrom, RestSource } from "../../import/mlflow/rest-source.js";
+import { authorizationFrom, RestSource, SourceHttpError } from "../../import/mlflow/rest-source.js";
 import type { MlflowSource } from "../../import/mlflow/source.js";
 import { type ImportCounts, ImportInterrupted, MlflowImport, type ImportReporter } from "../../services/mlflow-import.js";
 import { createServices } from "../../services/services.js";
@@ -116,6 +116,10 @@ async function runImport(importer: MlflowImport, label: string, slug: string): P
   try {
     await importer.run();
   } catch (error) {
+    if (error instanceof SourceHttpError) {
+      console.error(`stepwise import: the source answered: ${error.message}`);
+      return 1;
+    }
     if (!(error instanceof ImportInterrupted)) throw error;
     interrupted = true;
   }

@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import { createReadStream, existsSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import { createInterface } from "node:readline";
@@ -58,6 +58,8 @@ export class FileStoreSource implements MlflowSource {
   private readonly root: string;
   /** Each experiment's folder (active ones in the root, deleted ones in .trash). */
   private readonly folders = new Map<string, string>();
+  /** Each run's artifact directory, from its artifact_uri when that is local (file:// or a path); else the run folder's artifacts/. */
+  private readonly artifactRoots = new Map<string, string>();
 
   constructor(directory: string) {
     this.root = resolve(directory);
@@ -99,6 +101,9 @@ export class FileStoreSource implements MlflowSource {
       const runFolder = join(folder, runId);
       const meta = await readYaml(join(runFolder, "meta.yaml"));
       const tags = await keyValues(join(runFolder, "tags"));
+      const artifactUri = text(meta.artifact_uri);
+      if (artifactUri.startsWith("file://")) this.artifactRoots.set(runId, fileURLToPath(artifactUri));
+      else if (artifactUri.startsWith("/")) this.artifactRoots.set(runId, artifactUri);
       const metricKeys: string[] = [];
       for await (const key of filesUnder(join(runFolder, "metrics"))) metricKeys.push(key);
       yield {
@@ -159,24 +164,19 @@ export class FileStoreSource implements MlflowSource {
     if (slice.length > 0) yield slice;
   }
 
-  /** A run's artifacts are under its artifact_uri: a file:// URI, or by default the run folder's artifacts/. */
-  private artifactRoot(run: SourceRun): string {
-    return join(this.runFolder(run), "artifacts");
-  }
-
   async *artifacts(run: SourceRun): AsyncGenerator<SourceArtifact> {
-    const root = await this.artifactRootOf(run);
+    const root = this.artifactRootOf(run);
     for await (const path of filesUnder(root)) yield { path, size: (await stat(join(root, ...path.split("/")))).size };
   }
 
-  private async artifactRootOf(run: SourceRun): Promise<string> {
-    const meta = await readYaml(join(this.runFolder(run), "meta.yaml"));
-    const uri = text(meta.artifact_uri);
-    return uri.startsWith("file://") ? fileURLToPath(uri) : uri.startsWith("/") ? uri : this.artifactRoot(run);
+  /** An mlruns directory moved from where it was written keeps the old absolute artifact_uri: then the run folder's artifacts/ is read. */
+  private artifactRootOf(run: SourceRun): string {
+    const recorded = this.artifactRoots.get(run.runId);
+    return recorded !== undefined && existsSync(recorded) ? recorded : join(this.runFolder(run), "artifacts");
   }
 
   async openArtifact(run: SourceRun, path: string): Promise<Readable> {
-    return createReadStream(join(await this.artifactRootOf(run), ...path.split("/")));
+    return createReadStream(join(this.artifactRootOf(run), ...path.split("/")));
   }
 
   async registeredModels(): Promise<SourceModel[]> {

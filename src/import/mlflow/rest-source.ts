@@ -5,7 +5,7 @@ import { parseMetricValue } from "../../domain/mlflow/import.js";
 import { MLFLOW_STATUSES, type MlflowStatus } from "../../domain/mlflow/model.js";
 import type { MlflowSource, SourceArtifact, SourceExperiment, SourceModel, SourcePoint, SourceRun } from "./source.js";
 
-/** Points per get-history page: MLflow's server answers up to 25,000; a slice is written before the next is asked for. */
+/** Points per get-history page asked for, and per slice written. */
 const HISTORY_PAGE = 10_000;
 const RUNS_PAGE = 500;
 /** Each request's time limit, and how often a 429, a 5xx or a dropped connection is retried (with backoff 0.5 s, 1 s, 2 s, …). */
@@ -118,11 +118,14 @@ export class RestSource implements MlflowSource {
       const query = new URLSearchParams({ run_id: run.runId, metric_key: key, max_results: String(HISTORY_PAGE) });
       if (token) query.set("page_token", token);
       const page = await this.json(`/api/2.0/mlflow/metrics/get-history?${query}`);
-      yield list(page.metrics).map((m) => ({
-        timestamp: Number(m.timestamp ?? 0),
-        value: typeof m.value === "number" ? m.value : parseMetricValue(text(m.value)),
-        step: Number(m.step ?? 0),
-      }));
+      // MLflow 2's server answers the whole history whatever max_results says: written in slices all the same.
+      const metrics = list(page.metrics);
+      for (let start = 0; start < metrics.length; start += HISTORY_PAGE)
+        yield metrics.slice(start, start + HISTORY_PAGE).map((m) => ({
+          timestamp: Number(m.timestamp ?? 0),
+          value: typeof m.value === "number" ? m.value : parseMetricValue(text(m.value)),
+          step: Number(m.step ?? 0),
+        }));
       token = text(page.next_page_token) || undefined;
     } while (token);
   }
