@@ -99,7 +99,8 @@ describe("stepwise import mlflow", { skip: available ? false : `MLflow is not bu
         "--workers",
         "1",
       ],
-      { env: { PATH: process.env.PATH, HOME: process.env.HOME, PYTHONPATH }, stdio: "ignore" },
+      // Its own process group: `mlflow server` runs gunicorn as a child, which must stop with it.
+      { env: { PATH: process.env.PATH, HOME: process.env.HOME, PYTHONPATH }, stdio: "ignore", detached: true },
     );
     await waitFor(async () => (await fetch(`${mlflowUri}/health`).catch(() => undefined))?.ok === true, { timeoutMs: 60_000 });
     await fill(mlflowUri, "fill");
@@ -108,7 +109,7 @@ describe("stepwise import mlflow", { skip: available ? false : `MLflow is not bu
   });
 
   after(async () => {
-    mlflowServer?.kill("SIGTERM");
+    if (mlflowServer?.pid !== undefined) process.kill(-mlflowServer.pid, "SIGTERM");
     await test?.close();
     rmSync(work, { recursive: true, force: true });
   });
