@@ -5,11 +5,12 @@ import { StoreOpenError } from "../store/store.js";
 import { configCommand } from "./commands/config.js";
 import { copyCommand } from "./commands/copy.js";
 import { copyFilesCommand } from "./commands/copy-files.js";
+import { exportCommand } from "./commands/export.js";
+import { importCommand } from "./commands/import.js";
 import { keysCommand } from "./commands/keys.js";
 import { orgsCommand } from "./commands/orgs.js";
 import { serveCommand } from "./commands/serve.js";
 import { UsageError, type Command } from "./command.js";
-import { importCommand } from "./commands/import.js";
 
 const COMMANDS = new Map<string, Command>([
   ["serve", serveCommand],
@@ -19,6 +20,7 @@ const COMMANDS = new Map<string, Command>([
   ["copy", copyCommand],
   ["copy-files", copyFilesCommand],
   ["import", importCommand],
+  ["export", exportCommand],
 ]);
 
 function mainHelp(): string {

@@ -277,7 +277,7 @@ describe("stepwise import: wrong use", () => {
     assert.equal(help.code, 0);
     assert.match(help.stdout, /stepwise import mlflow --from/);
     const cases: [string[], RegExp][] = [
-      [[], /name the source/],
+      [[], /missing source: tensorboard or mlflow/],
       [["wandb"], /unknown source 'wandb'/],
       [["mlflow", "--org", "default"], /--from is required/],
       [["mlflow", "--from", "/nonexistent/mlruns", "--org", "default"], /neither an http\(s\) URL nor an mlruns directory/],
