@@ -12,7 +12,13 @@ export interface Command {
   /** Option names (without --) that take a value, and those that are plain switches. */
   valueOptions: string[];
   switches?: string[];
-  run(args: { positionals: string[]; values: Record<string, string | boolean | undefined> }): Promise<number | void>;
+  /** Options that take a value and may be given several times: their values, in order, come in `lists`. */
+  repeatable?: string[];
+  run(args: {
+    positionals: string[];
+    values: Record<string, string | boolean | undefined>;
+    lists?: Record<string, string[]>;
+  }): Promise<number | void>;
 }
 
 /** Wrong use of a command (unknown action, missing or extra argument): printed with a pointer to --help, exit 2. */

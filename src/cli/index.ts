@@ -53,9 +53,22 @@ async function main(argv: string[]): Promise<number> {
     ...command.valueOptions.map((option) => [option, { type: "string" as const }]),
     ...(command.switches ?? []).map((option) => [option, { type: "boolean" as const }]),
   ]);
-  let parsed: { positionals: string[]; values: Record<string, string | boolean | undefined> };
+  const repeatable = command.repeatable ?? [];
+  let parsed: { positionals: string[]; values: Record<string, string | boolean | undefined>; lists: Record<string, string[]> };
   try {
-    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+    const { positionals, values } = parseArgs({
+      args: rest,
+      options: { ...options, ...Object.fromEntries(repeatable.map((option) => [option, { type: "string" as const, multiple: true }])) },
+      allowPositionals: true,
+      strict: true,
+    });
+    const single = Object.entries(values).filter(([name]) => !repeatable.includes(name));
+    const lists = repeatable.map((name) => [name, (values[name] as string[] | undefined) ?? []]);
+    parsed = {
+      positionals,
+      values: Object.fromEntries(single) as Record<string, string | boolean | undefined>,
+      lists: Object.fromEntries(lists),
+    };
   } catch (error) {
     console.error(`stepwise ${name}: ${(error as Error).message}\n\n${command.usage}`);
     return 2;

@@ -63,7 +63,7 @@ export class MlflowRuns {
   async create(
     orgId: string,
     project: MlflowProject,
-    run: { name: string; mlflowTags: [string, string][]; userId: string; createdAt: number },
+    run: { name: string; mlflowTags: [string, string][]; userId: string; createdAt: number; mlflowId?: string },
     actor: Actor,
     now: number,
   ): Promise<MlflowRun> {
@@ -76,6 +76,7 @@ export class MlflowRuns {
         mlflowTags: run.mlflowTags,
         mlflowUserId: run.userId,
         createdAt: run.createdAt,
+        mlflowId: run.mlflowId,
       };
       created = (await this.runs.create(orgId, input, actor, now)).run.id;
     } catch (error) {

@@ -916,6 +916,11 @@ export interface CreateRunInput {
   mlflowTags?: [string, string][];
   /** The `user_id` of MLflow's create, likewise written by the insert ("" when absent). */
   mlflowUserId?: string;
+  /**
+   * The run's MLflow run ID when it has one already (`stepwise import mlflow` keeps the source's, so a
+   * second import finds the run); a new one is made when absent. 32 lowercase hex digits.
+   */
+  mlflowId?: string;
   now: number;
 }
 

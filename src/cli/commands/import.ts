@@ -9,6 +9,7 @@ import { ImportInterrupted, type RunReport, TensorboardImport } from "../../serv
 import type { Store } from "../../store/store.js";
 import { configFlags, DATA_DIR_HELP, expectArguments, openStore, STORE_OPTIONS, UsageError, type Command } from "../command.js";
 import { Progress } from "../progress.js";
+import { IMPORT_MLFLOW_USAGE, importMlflow } from "./import-mlflow.js";
 
 /** Where imported images go: the server's blob options (the data directory's files/ or a bucket). */
 const BLOB_OPTIONS = ["--blob-url", "--s3-endpoint", "--s3-region", "--s3-force-path-style"];
@@ -17,7 +18,7 @@ type Values = Record<string, string | boolean | undefined>;
 const READ_PROGRESS_FROM = 64 * 1024 * 1024;
 
 export const importCommand: Command = {
-  summary: "import runs from another tracker (TensorBoard log directories)",
+  summary: "import runs from another tracker (TensorBoard log directories, MLflow)",
   usage: `Usage: stepwise import tensorboard <logdir> --project <name> [--run-name <template>] [--org <slug>]
 
 Imports every directory under <logdir> that holds TensorBoard event files (events.out.tfevents.*)
@@ -38,12 +39,30 @@ Options:
 ${DATA_DIR_HELP}
 ${OPTIONS.filter((o) => BLOB_OPTIONS.includes(o.flag))
   .map((o) => `  ${`${o.flag} VALUE`.padEnd(21)} ${o.doc} (env ${o.env})`)
-  .join("\n")}`,
-  valueOptions: [...STORE_OPTIONS, ...BLOB_OPTIONS.map((flag) => flag.slice(2)), "project", "run-name", "org"],
-  async run({ positionals, values }) {
+  .join("\n")}
+
+${IMPORT_MLFLOW_USAGE}`,
+  valueOptions: [
+    ...STORE_OPTIONS,
+    ...BLOB_OPTIONS.map((flag) => flag.slice(2)),
+    "project",
+    "run-name",
+    "org",
+    "from",
+    "s3-direct-urls",
+    "max-upload-size",
+  ],
+  repeatable: ["experiment"],
+  async run({ positionals, values, lists }) {
     const [source] = positionals;
+    if (source === "mlflow") {
+      if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}'`);
+      return importMlflow(values, lists?.experiment ?? []);
+    }
     if (source !== "tensorboard")
-      throw new UsageError(source === undefined ? "missing source: tensorboard" : `unknown source '${source}': tensorboard`);
+      throw new UsageError(
+        source === undefined ? "missing source: tensorboard or mlflow" : `unknown source '${source}': tensorboard or mlflow`,
+      );
     const [logdir] = expectArguments(positionals, ["logdir"]);
     const project = values.project;
     if (typeof project !== "string" || project === "") throw new UsageError("--project is required");

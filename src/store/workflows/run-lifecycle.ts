@@ -115,7 +115,7 @@ export function* createRun(orgId: string, input: CreateRunInput, actor: Actor): 
     heartbeatAt: input.now,
     forkedFromRunId: input.fork?.runId ?? null,
     forkStep: input.fork?.step ?? null,
-    mlflowId: newMlflowRunId(),
+    mlflowId: input.mlflowId ?? newMlflowRunId(),
     mlflowTagsText: JSON.stringify(input.mlflowTags ?? []),
     mlflowUserId: input.mlflowUserId ?? "",
   });
