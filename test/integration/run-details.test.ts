@@ -274,6 +274,13 @@ const SPEC_OPERATIONS = [
   "GET /api/health/ready",
 ];
 
+/** POST routes that take nothing but their path: a slug, and actions on the alert outbox. */
+const BODYLESS_POSTS = new Set([
+  "POST /api/slug",
+  "POST /api/alerts/destinations/{destinationId}/test",
+  "POST /api/alerts/deliveries/{deliveryId}/retry",
+]);
+
 describe("public routes and HTTP conventions", () => {
   let test: TestServer;
   before(async () => {
@@ -329,7 +336,11 @@ describe("public routes and HTTP conventions", () => {
         app.hasRoute({ method: method as "GET", url: path.replace(/\{(\w+)\}/g, ":$1") }),
         `${operation} is documented but not served`,
       );
-      assert.ok(spec.responses?.["200"]?.content, `${operation}: no 200 response schema`);
+      const success = Object.keys(spec.responses ?? {}).filter((status) => /^2\d\d$/.test(status));
+      assert.ok(
+        success.length > 0 && success.every((status) => spec.responses[status].content),
+        `${operation}: no success response schema`,
+      );
       for (const [status, answer] of Object.entries(spec.responses as Record<string, any>)) {
         assert.ok(
           answer.content && Object.values(answer.content).every((c: any) => c.schema),
@@ -342,7 +353,7 @@ describe("public routes and HTTP conventions", () => {
           `${operation}: path parameter ${name}`,
         );
       }
-      if (method === "POST" && operation !== "POST /api/slug") assert.ok(spec.requestBody?.content, `${operation}: no request body schema`);
+      if (method === "POST" && !BODYLESS_POSTS.has(operation)) assert.ok(spec.requestBody?.content, `${operation}: no request body schema`);
     }
   });
 
