@@ -53,6 +53,20 @@ describe("Progress", () => {
     assert.ok(!stream.text().includes("\r"));
   });
 
+  it("adds a described detail to the redrawn lines, not to the final one", () => {
+    let clock = 0;
+    const stream = sink(false);
+    const progress = new Progress("experiment 'x'", { unit: "points", stream, now: () => clock, plainIntervalMs: 0 });
+    progress.describe("1 of 4 runs, ETA 30s");
+    clock = 1000;
+    progress.update(500);
+    progress.finish(", 4 runs");
+    assert.deepEqual(stream.text().trimEnd().split("\n"), [
+      "experiment 'x': 500 points, 500 points/s, 1 of 4 runs, ETA 30s",
+      "experiment 'x': 500 points in 1.0s (500 points/s), 4 runs",
+    ]);
+  });
+
   it("writes durations as seconds, minutes and hours", () => {
     assert.equal(duration(4.25), "4.3s");
     assert.equal(duration(42), "42s");

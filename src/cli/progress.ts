@@ -28,6 +28,7 @@ export class Progress {
   private lastDrawnAt = Number.NEGATIVE_INFINITY;
   private done = 0;
   private drawnOnTty = false;
+  private detail = "";
 
   constructor(
     private readonly label: string,
@@ -47,6 +48,11 @@ export class Progress {
     if (at - this.lastDrawnAt < this.intervalMs) return;
     this.lastDrawnAt = at;
     this.draw(this.line(at));
+  }
+
+  /** A note shown at the end of the redrawn lines (not the final one), such as "3 of 10 runs, ETA 2m05s". */
+  describe(detail: string): void {
+    this.detail = detail;
   }
 
   /** Adds to the count done so far. */
@@ -82,6 +88,7 @@ export class Progress {
     } else text += ` ${unit}`;
     text += `, ${rate(perSecond)} ${unit}/s`;
     if (total !== undefined && perSecond > 0 && this.done < total) text += `, ETA ${duration((total - this.done) / perSecond)}`;
+    if (this.detail) text += `, ${this.detail}`;
     return text;
   }
 

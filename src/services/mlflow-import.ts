@@ -60,7 +60,8 @@ export const emptyCounts = (): ImportCounts => ({
 
 /** How an import reports as it goes (the CLI draws progress lines from these). */
 export interface ImportReporter {
-  experimentStarted(experiment: SourceExperiment): void;
+  /** `runs`: how many the experiment holds in the source (listed before any is written, for an ETA). */
+  experimentStarted(experiment: SourceExperiment, runs: number): void;
   runDone(run: SourceRun, outcome: "imported" | "resumed" | "whole" | "failed"): void;
   pointsWritten(count: number): void;
   experimentDone(experiment: SourceExperiment): void;
@@ -144,8 +145,11 @@ export class MlflowImport {
         this.options.reporter.warn(`experiment '${experiment.name}' (${experiment.id}) is deleted in the source: not imported`);
         continue;
       }
-      this.options.reporter.experimentStarted(experiment);
-      for await (const run of this.source.runs(experiment.id)) {
+      // The runs' records first (small: no metric points), so the progress has a total and an ETA.
+      const runs: SourceRun[] = [];
+      for await (const run of this.source.runs(experiment.id)) runs.push(run);
+      this.options.reporter.experimentStarted(experiment, runs.length);
+      for (const run of runs) {
         this.checkSignal();
         await this.importRun(experiment, run);
       }

@@ -195,6 +195,7 @@ describe("stepwise import mlflow", { skip: available ? false : `MLflow is not bu
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     // The first progress line is printed after the first slice is written.
     await waitFor(() => /import-big': [\d,]+ points, /.test(out), { timeoutMs: 60_000, what: "the first progress line" });
+    assert.match(out, /import-big': [\d,]+ points, [^\n]*, 0 of 1 runs/, "the runs done of the experiment's runs");
     child.kill("SIGINT");
     assert.equal(await exited, 130, out);
     assert.match(out, /Interrupted: every run not reported whole is resumed/);

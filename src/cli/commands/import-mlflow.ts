@@ -11,7 +11,7 @@ import { type ImportCounts, ImportInterrupted, MlflowImport, type ImportReporter
 import { createServices } from "../../services/services.js";
 import { openConfiguredStore } from "../../store/open.js";
 import { configFlags, UsageError } from "../command.js";
-import { Progress } from "../progress.js";
+import { duration, Progress } from "../progress.js";
 
 export const IMPORT_MLFLOW_USAGE = `  stepwise import mlflow --from <tracking URI or mlruns directory> --org <slug> [--experiment NAME]…
 
@@ -84,15 +84,20 @@ function interruptSignal(): AbortSignal {
   return controller.signal;
 }
 
-/** One progress line per experiment: its runs and metric points, with the rate. */
+/**
+ * One progress line per experiment: its metric points with their rate, and its runs done of its
+ * runs with an ETA from the time per run so far (a run's points are not known before it is read).
+ */
 function progressReporter(): ImportReporter & { progress?: Progress } {
   let runs = 0;
+  let total = 0;
   let points = 0;
+  let startedAt = 0;
   const reporter: ImportReporter & { progress?: Progress } = {
-    experimentStarted(experiment) {
-      runs = 0;
-      points = 0;
+    experimentStarted(experiment, runCount) {
+      [runs, total, points, startedAt] = [0, runCount, 0, Date.now()];
       reporter.progress = new Progress(`experiment '${experiment.name}'`, { unit: "points" });
+      reporter.progress.describe(`0 of ${runCount} runs`);
     },
     pointsWritten(count) {
       points += count;
@@ -100,6 +105,8 @@ function progressReporter(): ImportReporter & { progress?: Progress } {
     },
     runDone() {
       runs++;
+      const eta = runs < total ? `, ETA ${duration((((Date.now() - startedAt) / runs) * (total - runs)) / 1000)}` : "";
+      reporter.progress?.describe(`${runs} of ${total} runs${eta}`);
     },
     experimentDone() {
       reporter.progress?.finish(`, ${runs} runs`);
