@@ -140,7 +140,7 @@ describe("alert routes", () => {
 
   it("refuses bad conditions", async () => {
     // Each refusal names the field of the condition's own type, not of the first type.
-    const bad: [Record<string, unknown>, RegExp][] = [
+    const bad: [unknown, RegExp][] = [
       [{ type: "threshold", metric: "loss", op: "above" }, /value/],
       [{ type: "threshold", metric: "loss", op: "sideways", value: 1 }, /op/],
       [{ type: "threshold", metric: "loss", op: "above", value: 1, consecutive: 0 }, /consecutive/],
@@ -153,6 +153,9 @@ describe("alert routes", () => {
       [{ type: "non_finite", metric: "" }, /metric/],
       [{ type: "nope" }, /type/],
       [{ metric: "loss" }, /type/],
+      ["threshold", /condition: must be object/],
+      [null, /condition: must be object/],
+      [[], /condition: must be object/],
     ];
     for (const [condition, names] of bad) {
       const response = await client.post("/api/alerts/rules", { projectName: "vision", name: "bad", condition, destinationIds: [] });

@@ -34,6 +34,8 @@ interface Schema {
   format?: string;
   pattern?: string;
   anyOf?: Schema[];
+  /** One of several branches (an alert rule's condition, chosen by its `type`). */
+  oneOf?: Schema[];
 }
 interface Parameter {
   in: "query" | "path" | "header";
@@ -60,7 +62,7 @@ function sample(schema: Schema, fixtures: ReadonlyMap<string, Json>, name = ""):
   if (schema.examples?.length) return schema.examples[0]!;
   if (schema.const !== undefined) return schema.const;
   if (schema.enum) return schema.enum[0]!;
-  if (schema.anyOf) return sample(schema.anyOf[0]!, fixtures, name);
+  if (schema.anyOf ?? schema.oneOf) return sample((schema.anyOf ?? schema.oneOf)![0]!, fixtures, name);
   switch (type) {
     case "object": {
       const object: Record<string, Json> = Object.create(null);
@@ -327,7 +329,7 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
       for (const [name, property] of Object.entries(schema.properties ?? {})) visit(property, `${where}.${name}`);
       if (typeof schema.additionalProperties === "object") visit(schema.additionalProperties, `${where}.*`);
       visit(schema.items, `${where}[]`);
-      for (const [index, branch] of (schema.anyOf ?? []).entries()) visit(branch, `${where}|${index}`);
+      for (const [index, branch] of (schema.anyOf ?? schema.oneOf ?? []).entries()) visit(branch, `${where}|${index}`);
     };
     for (const operation of operations) {
       for (const parameter of operation.parameters)

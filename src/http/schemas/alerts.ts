@@ -44,6 +44,8 @@ const ConditionBranches = Type.Union([
 // One branch chosen by `type` (Ajv's discriminator, src/app.ts), so a refusal names that branch's
 // field ("condition.afterSeconds …"), not the first branch's.
 export const Condition = Type.Unsafe<Static<typeof ConditionBranches>>({
+  type: "object",
+  required: ["type"],
   oneOf: ConditionBranches.anyOf,
   discriminator: { propertyName: "type" },
   description: `One of the condition types ${CONDITION_TYPES.join(", ")} (docs/api.md, "Alerts").`,
