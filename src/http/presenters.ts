@@ -1,6 +1,6 @@
 import { toIso, toIsoOrNull } from "../domain/time.js";
 import type { Alert, LogName, Run, StatusEvent } from "../store/store.js";
-import { runUrl } from "./urls.js";
+import { runUrl } from "../domain/web-urls.js";
 
 /** Run → the full details response (docs/semantics.md, Runs: fields), with the fork fields of the by-ID variant. */
 export function toRunDetails(run: Run, logNames: LogName[], forks: Run[] = []) {

@@ -9,16 +9,6 @@ export function baseUrl(request: FastifyRequest, publicUrl: string): string {
   return publicUrl || `${request.protocol}://${request.host}`;
 }
 
-/** The web UI page of a run. */
-export function runUrl(base: string, projectName: string, runId: number): string {
-  return `${base}/projects/${encodeURIComponent(projectName)}/runs/${runId}`;
-}
-
-/** The web UI comparison of runs of one project. */
-export function comparisonUrl(base: string, projectName: string, runIds: number[]): string {
-  return `${base}/projects/${encodeURIComponent(projectName)}/compare?runIds=${runIds.join(",")}`;
-}
-
 /** A signed upload URL: the client PUTs the file's bytes there, without a key. */
 export function uploadUrl(base: string, fileId: number, signature: Signature): string {
   return `${base}/files/upload/${fileId}?${signatureQuery(signature)}`;

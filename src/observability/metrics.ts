@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { UnavailableCause } from "../store/unavailable.js";
+import type { PoolUse } from "../store/store.js";
 
 /** Which protocol's ingest stored the points. */
 export type IngestProtocol = "stepwise" | "mlflow";
@@ -9,13 +10,6 @@ export type AlertDeliveryOutcome = "delivered" | "retry" | "failed";
 
 /** Why a store call failed: one of the passing states of store/unavailable.ts, or "other" (a bug, a constraint the code did not expect). */
 export type StoreErrorCause = UnavailableCause | "other";
-
-/** Connections and waiting requests of a database pool (PostgreSQL's), read at scrape time. */
-export interface PoolUse {
-  total: number;
-  idle: number;
-  waiting: number;
-}
 
 // Seconds: most API requests take a few milliseconds; ingest of large bodies and big reads take seconds.
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];

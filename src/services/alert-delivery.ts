@@ -13,7 +13,7 @@ import {
 import type { Clock } from "../domain/time.js";
 import type { ClaimedDelivery, DeliveryOutcome } from "../store/alert-store.js";
 import type { Store } from "../store/store.js";
-import { runUrl } from "../http/urls.js";
+import { runUrl } from "../domain/web-urls.js";
 import { postJson } from "./alert-http.js";
 
 export type DeliveryOutcomeKind = "delivered" | "retry" | "failed";

@@ -10,7 +10,6 @@ import type { PointRule } from "../domain/metric-points.js";
 import type { Point, SampledPoint } from "../domain/sampling.js";
 import type { CopyRow, CopyValue } from "./copy-tables.js";
 import type { LoggedModelStatus } from "../domain/mlflow/logged-model-status.js";
-import type { PoolUse } from "../observability/metrics.js";
 import type { RetentionPolicy } from "../domain/deletion.js";
 
 /**
@@ -40,6 +39,13 @@ export interface Store
     AlertStore,
     DeletionStore,
     CopyStore {}
+
+/** Connections and waiting requests of a database pool (PostgreSQL's), read when GET /metrics is scraped. */
+export interface PoolUse {
+  total: number;
+  idle: number;
+  waiting: number;
+}
 
 export interface StoreConnection {
   /** Cheap query that proves the store answers; throws when it does not. */

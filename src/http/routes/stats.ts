@@ -18,7 +18,8 @@ import {
   StatisticsQuery,
   StatisticsResponse,
 } from "../schemas/stats.js";
-import { baseUrl, comparisonUrl, runUrl } from "../urls.js";
+import { comparisonUrl, runUrl } from "../../domain/web-urls.js";
+import { baseUrl } from "../urls.js";
 
 const tags = ["statistics"];
 const MAX_COMPARED_RUNS = 100;
