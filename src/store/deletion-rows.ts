@@ -107,3 +107,32 @@ export const toRetentionCandidate = (row: RetentionCandidateRow): RetentionCandi
   statusUpdated: row.status_updated,
   tags: JSON.parse(row.tags) as string[],
 });
+
+/**
+ * What a purge deletes for one run, children first, then the run (`id`: the dialect's placeholder
+ * of the run's ID). Tables that reference runs with ON DELETE CASCADE (the alert tables) go with it.
+ * A backend deletes rows of its own storage (SQLite's chunk points) before these.
+ */
+export const runRowDeletes = (id: string): string[] => [
+  `DELETE FROM metric_chunks WHERE metric_id IN (SELECT id FROM metrics WHERE run_id = ${id})`,
+  `DELETE FROM metrics WHERE run_id = ${id}`,
+  `DELETE FROM run_log_names WHERE run_id = ${id}`,
+  `DELETE FROM status_events WHERE run_id = ${id}`,
+  `DELETE FROM alerts WHERE run_id = ${id}`,
+  `DELETE FROM console_logs WHERE run_id = ${id}`,
+  `DELETE FROM console_log_counts WHERE run_id = ${id}`,
+  `DELETE FROM data_rows WHERE run_id = ${id}`,
+  `DELETE FROM files WHERE run_id = ${id}`,
+  // A logged model is its experiment's, not its run's (MLflow's server keeps it): it only forgets the run.
+  `UPDATE mlflow_logged_models SET source_run_id = NULL WHERE source_run_id = ${id}`,
+  `DELETE FROM runs WHERE id = ${id}`,
+];
+
+/** What a purge deletes for one project once it holds no run, then the project. */
+export const projectRowDeletes = (id: string): string[] => [
+  `DELETE FROM project_metric_names WHERE project_id = ${id}`,
+  `DELETE FROM saved_views WHERE project_id = ${id}`,
+  `DELETE FROM mlflow_logged_models WHERE project_id = ${id}`,
+  `DELETE FROM retention_policies WHERE project_id = ${id}`,
+  `DELETE FROM projects WHERE id = ${id}`,
+];

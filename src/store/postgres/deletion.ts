@@ -8,7 +8,9 @@ import {
   type PurgeTargetRow,
   type RetentionCandidateRow,
   type RetentionPolicyRow,
+  projectRowDeletes,
   RUN_FOR_CHANGE_SELECT,
+  runRowDeletes,
   type RunForChangeRow,
   toDeletedProject,
   toDeletedRun,
@@ -131,30 +133,8 @@ export async function listRetentionPolicies(sql: Sql): Promise<(StoredRetentionP
   return found.map((policy) => ({ ...toRetentionPolicy(policy), orgId: policy.org_id, projectId: policy.project_id }));
 }
 
-/** The tables that name a run, children first: a purge deletes from each, then the run. */
-const RUN_ROW_DELETES = [
-  "DELETE FROM metric_chunks WHERE metric_id IN (SELECT id FROM metrics WHERE run_id = $1)",
-  "DELETE FROM metrics WHERE run_id = $1",
-  "DELETE FROM run_log_names WHERE run_id = $1",
-  "DELETE FROM status_events WHERE run_id = $1",
-  "DELETE FROM alerts WHERE run_id = $1",
-  "DELETE FROM console_logs WHERE run_id = $1",
-  "DELETE FROM console_log_counts WHERE run_id = $1",
-  "DELETE FROM data_rows WHERE run_id = $1",
-  "DELETE FROM files WHERE run_id = $1",
-  // A logged model is its experiment's, not its run's (MLflow's server keeps it): it only forgets the run.
-  "UPDATE mlflow_logged_models SET source_run_id = NULL WHERE source_run_id = $1",
-  "DELETE FROM runs WHERE id = $1",
-];
-
-/** The tables that name a project (once it holds no run), then the project. */
-const PROJECT_ROW_DELETES = [
-  "DELETE FROM project_metric_names WHERE project_id = $1",
-  "DELETE FROM saved_views WHERE project_id = $1",
-  "DELETE FROM mlflow_logged_models WHERE project_id = $1",
-  "DELETE FROM retention_policies WHERE project_id = $1",
-  "DELETE FROM projects WHERE id = $1",
-];
+const RUN_ROW_DELETES = runRowDeletes("$1");
+const PROJECT_ROW_DELETES = projectRowDeletes("$1");
 
 /** The operations of workflows/deletion.ts; "locked" reads take the rows FOR UPDATE. */
 export function postgresDeletionOperations(sql: Sql): Async<DeletionOperations> {

@@ -8,7 +8,9 @@ import {
   type PurgeTargetRow,
   type RetentionCandidateRow,
   type RetentionPolicyRow,
+  projectRowDeletes,
   RUN_FOR_CHANGE_SELECT,
+  runRowDeletes,
   type RunForChangeRow,
   toDeletedProject,
   toDeletedRun,
@@ -109,31 +111,12 @@ export function listRetentionPolicies(s: Statements): (StoredRetentionPolicy & {
   return rows.map((row) => ({ ...toRetentionPolicy(row), orgId: row.org_id, projectId: row.project_id }));
 }
 
-/** The tables that name a run, children first: a purge deletes from each, then the run. */
+/** A run's rows: its chunks' points (a table of SQLite's own), then what every backend holds (deletion-rows.ts). */
 const RUN_ROW_DELETES = [
   "DELETE FROM metric_chunk_points WHERE chunk_id IN (SELECT c.id FROM metric_chunks c JOIN metrics m ON m.id = c.metric_id WHERE m.run_id = ?)",
-  "DELETE FROM metric_chunks WHERE metric_id IN (SELECT id FROM metrics WHERE run_id = ?)",
-  "DELETE FROM metrics WHERE run_id = ?",
-  "DELETE FROM run_log_names WHERE run_id = ?",
-  "DELETE FROM status_events WHERE run_id = ?",
-  "DELETE FROM alerts WHERE run_id = ?",
-  "DELETE FROM console_logs WHERE run_id = ?",
-  "DELETE FROM console_log_counts WHERE run_id = ?",
-  "DELETE FROM data_rows WHERE run_id = ?",
-  "DELETE FROM files WHERE run_id = ?",
-  // A logged model is its experiment's, not its run's (MLflow's server keeps it): it only forgets the run.
-  "UPDATE mlflow_logged_models SET source_run_id = NULL WHERE source_run_id = ?",
-  "DELETE FROM runs WHERE id = ?",
+  ...runRowDeletes("?"),
 ];
-
-/** The tables that name a project (once it holds no run), then the project. */
-const PROJECT_ROW_DELETES = [
-  "DELETE FROM project_metric_names WHERE project_id = ?",
-  "DELETE FROM saved_views WHERE project_id = ?",
-  "DELETE FROM mlflow_logged_models WHERE project_id = ?",
-  "DELETE FROM retention_policies WHERE project_id = ?",
-  "DELETE FROM projects WHERE id = ?",
-];
+const PROJECT_ROW_DELETES = projectRowDeletes("?");
 
 /** The operations of workflows/deletion.ts; SQLite's write transaction holds the whole database, so reads need no lock. */
 export function sqliteDeletionOperations(s: Statements): DeletionOperations {
