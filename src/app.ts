@@ -27,6 +27,7 @@ import { savedViewRoutes } from "./http/routes/saved-views.js";
 import { alertRoutes } from "./http/routes/alerts.js";
 import { deletionRoutes } from "./http/routes/deletion.js";
 import { sessionRoutes, signOutRoutes } from "./http/routes/sessions.js";
+import { memberRoutes, passwordRoutes } from "./http/routes/people.js";
 import { FieldFilterTerm, RunFilterGrammar } from "./http/schemas/run-list.js";
 import { rejectIllFormedText, rejectNonFiniteNumbers, requestIdOf, requestLogFields } from "./http/request-guards.js";
 import { pageNotFound, webUiRoutes } from "./http/web-ui.js";
@@ -93,11 +94,13 @@ export async function buildApp(deps: AppDeps, services: Services = createService
   await app.register(cookie);
   await app.register(healthRoutes(routeDeps));
   await app.register(signOutRoutes(routeDeps));
+  await app.register(passwordRoutes(routeDeps));
   await app.register(webUiRoutes(undefined, deps.blobs.direct?.origin));
   await app.register(signedFileRoutes(routeDeps));
   await app.register(async (api) => {
     api.addHook("onRequest", authenticate(deps.store, deps.clock, services.sessions, deps.config.publicUrl));
     await api.register(sessionRoutes(routeDeps));
+    await api.register(memberRoutes(routeDeps));
     await api.register(projectRoutes(routeDeps));
     await api.register(runWriteRoutes(routeDeps));
     await api.register(runDetailRoutes(routeDeps));

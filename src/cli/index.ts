@@ -13,12 +13,14 @@ import { keysCommand } from "./commands/keys.js";
 import { orgsCommand } from "./commands/orgs.js";
 import { restoreCommand } from "./commands/restore.js";
 import { serveCommand } from "./commands/serve.js";
+import { usersCommand } from "./commands/users.js";
 import { UsageError, type Command } from "./command.js";
 
 const COMMANDS = new Map<string, Command>([
   ["serve", serveCommand],
   ["orgs", orgsCommand],
   ["keys", keysCommand],
+  ["users", usersCommand],
   ["config", configCommand],
   ["copy", copyCommand],
   ["copy-files", copyFilesCommand],

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { DomainError, type ErrorCode } from "../domain/errors.js";
+import { TooManyAttempts } from "../domain/people.js";
 import { MLFLOW_ERROR_STATUS, MlflowError, type MlflowErrorCode } from "../domain/mlflow/errors.js";
 import { storeUnavailability, type Unavailability } from "../store/unavailable.js";
 import { noteUnavailable } from "./metrics.js";
@@ -26,6 +27,7 @@ export const ERROR_CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
   REVOKED_API_KEY: { status: 401, mlflowCode: "UNAUTHENTICATED" },
   INVALID_SESSION: { status: 401, mlflowCode: "UNAUTHENTICATED" },
   FORBIDDEN: { status: 403, mlflowCode: "PERMISSION_DENIED" },
+  TOO_MANY_ATTEMPTS: { status: 429, mlflowCode: "REQUEST_LIMIT_EXCEEDED" },
   RUN_NOT_FOUND: { status: 404, mlflowCode: "RESOURCE_DOES_NOT_EXIST" },
   PROJECT_NOT_FOUND: { status: 404, mlflowCode: "RESOURCE_DOES_NOT_EXIST" },
   NOT_FOUND: { status: 404, mlflowCode: "RESOURCE_DOES_NOT_EXIST" },
@@ -52,6 +54,7 @@ const FASTIFY_ERRORS = new Map<string, (error: FastifyError) => [number, string]
 
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   if (error instanceof DomainError) {
+    if (error instanceof TooManyAttempts) reply.header("retry-after", String(error.retryAfter));
     reply.status(ERROR_CATALOGUE[error.code].status).send({ error: error.message });
     return;
   }

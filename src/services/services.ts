@@ -8,6 +8,7 @@ import { MlflowLoggedModels } from "./mlflow-logged-models.js";
 import { MlflowRuns } from "./mlflow-runs.js";
 import { RunLifecycle } from "./runs.js";
 import { DeletionService } from "./deletion.js";
+import { PeopleService } from "./people.js";
 import { SessionService } from "./sessions.js";
 
 export type { ServiceDeps };
@@ -33,6 +34,8 @@ export interface Services {
   deletion: DeletionService;
   /** Browser sessions: sign-in, the cookie's session, sign-out. */
   sessions: SessionService;
+  /** Invitations, passwords, password sign-in and its limits, members' roles. */
+  people: PeopleService;
 }
 
 /** The services of one application (src/app.ts builds them once, so state such as upload turns is shared by every route). */
@@ -51,5 +54,6 @@ export function createServices(deps: ServiceDeps): Services {
     mlflowLoggedModels: new MlflowLoggedModels(deps),
     deletion: new DeletionService(deps),
     sessions: new SessionService(deps.store, deps.clock, { idleMs: deps.config.sessionIdleMs, maxAgeMs: deps.config.sessionMaxAgeMs }),
+    people: new PeopleService(deps.store, deps.clock),
   };
 }

@@ -3,6 +3,7 @@
  * backends with `?` placeholders (PostgreSQL's operations number them). Queries are chosen by
  * name: no SQL is ever built from input.
  */
+import { PEOPLE_SQL } from "./people-sql.js";
 
 const USER_COLUMNS = "u.id, u.org_id, u.email, u.name, u.kind, u.created_at";
 const KEY_COLUMNS = "k.id, k.org_id, k.user_id, k.name, k.display_prefix, k.created_at, k.expires_at, k.revoked_at, k.role";
@@ -46,6 +47,7 @@ export const ACCOUNT_SQL = {
   setSessionOrganization: "UPDATE sessions SET org_id = ? WHERE id = ?",
   endSession: "UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL",
   endUserSessions: "UPDATE sessions SET ended_at = ? WHERE org_id = ? AND user_id = ? AND ended_at IS NULL",
+  ...PEOPLE_SQL,
 } as const;
 
 export type AccountQuery = keyof typeof ACCOUNT_SQL;

@@ -1,6 +1,7 @@
 import type { Store, StoreConnection } from "./store.js";
 import type { Workflow } from "./workflow.js";
 import * as accounts from "./workflows/accounts.js";
+import * as people from "./workflows/people.js";
 import * as alerts from "./workflows/alerts.js";
 import type { AlertOperations } from "./workflows/alerts.js";
 import type { AccountOperations } from "./workflows/accounts.js";
@@ -53,6 +54,13 @@ const TRANSACTIONS = {
   touchSession: "statement",
   setSessionOrganization: "statement",
   endSession: "statement",
+  createInvitation: "transaction",
+  getInvitation: "statement",
+  acceptInvitation: "transaction",
+  recordSignInFailure: "transaction",
+  listSignInFailures: "statement",
+  clearSignInFailures: "statement",
+  anyPasswordSet: "statement",
   createApiKey: "statement",
   getApiKeyByHash: "statement",
   getApiKey: "statement",
@@ -210,6 +218,13 @@ const WORKFLOWS = {
   touchSession: accounts.touchSession,
   setSessionOrganization: accounts.setSessionOrganization,
   endSession: accounts.endSession,
+  createInvitation: people.createInvitation,
+  getInvitation: people.getInvitation,
+  acceptInvitation: people.acceptInvitation,
+  recordSignInFailure: people.recordSignInFailure,
+  listSignInFailures: people.listSignInFailures,
+  clearSignInFailures: people.clearSignInFailures,
+  anyPasswordSet: people.anyPasswordSet,
   createProject: mlflow.createProject,
   createMlflowDefaultProject: mlflow.createMlflowDefaultProject,
   updateProjectMlflow: mlflow.updateProjectMlflow,

@@ -6,8 +6,9 @@
  *
  * Value types on the way: `text` a string, `integer` and `real` a number, `json` JSON text (as the
  * client's values were stored, key order kept), `blob` bytes; any of them may be null.
- * Leases and browser sessions are left out: they describe running processes and signed-in
- * browsers, not data (after a copy, people sign in again).
+ * Leases, browser sessions, invitations and failed sign-ins are left out: they describe running
+ * processes, signed-in browsers and links in flight, not data (after a copy, people sign in again;
+ * an invitation not yet used is made again).
  */
 export type CopyColumnType = "text" | "integer" | "real" | "json" | "blob";
 

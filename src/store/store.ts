@@ -1,4 +1,5 @@
 import type { AlertStore } from "./alert-store.js";
+import type { PeopleStore } from "./people-store.js";
 import type { Role } from "../domain/roles.js";
 import type { Json } from "../domain/merge.js";
 import type { ConsoleLogType } from "../domain/console-logs.js";
@@ -27,6 +28,7 @@ import type { RetentionPolicy } from "../domain/deletion.js";
 export interface Store
   extends StoreConnection,
     AccountStore,
+    PeopleStore,
     ProjectStore,
     RunStore,
     MetricStore,

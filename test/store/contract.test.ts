@@ -11,6 +11,7 @@ import { loggedModelContract } from "./contract/logged-models.js";
 import { logContract } from "./contract/logs.js";
 import { metricContract } from "./contract/metrics.js";
 import { mlflowContract } from "./contract/mlflow.js";
+import { peopleContract } from "./contract/people.js";
 import { modelRegistryContract } from "./contract/model-registry.js";
 import { projectContract } from "./contract/projects.js";
 import { runContract } from "./contract/runs.js";
@@ -35,6 +36,7 @@ for (const backend of BACKENDS) {
     const store = (): Store => opened.store;
 
     describe("AccountStore: organizations, users and API keys", () => accountContract(store));
+    describe("PeopleStore: invitations and failed sign-ins", () => peopleContract(store));
     describe("ProjectStore: projects", () => projectContract(store));
     describe("RunStore: lifecycle, status, attributes, log names, alerts, heartbeats", () => runContract(store));
     describe("MetricStore: metric points, summaries and lineage", () => metricContract(store));
