@@ -1,5 +1,6 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from "node:crypto";
 import { invalidInput } from "./errors.js";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./people-limits.js";
 
 /**
  * Password hashes (docs/semantics.md, "Passwords"; docs/decisions.md, "scrypt for passwords"):
@@ -8,9 +9,7 @@ import { invalidInput } from "./errors.js";
  * verifies the hashes made before. scrypt runs on libuv's thread pool (the async function), never
  * on the event loop.
  */
-export const PASSWORD_MIN_LENGTH = 10;
-/** Longer passwords are refused: hashing is cheap in their length, but a megabyte body is no password. */
-export const PASSWORD_MAX_LENGTH = 1024;
+export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH };
 
 export interface ScryptParameters {
   N: number;

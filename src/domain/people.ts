@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { DomainError, invalidInput } from "./errors.js";
+import { EMAIL_MAX_LENGTH } from "./people-limits.js";
 import { assertRole, type Role } from "./roles.js";
 
 /**
@@ -8,7 +9,7 @@ import { assertRole, type Role } from "./roles.js";
  */
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-export const EMAIL_MAX_LENGTH = 254;
+export { EMAIL_MAX_LENGTH };
 
 /** An email as stored and looked up: trimmed and lowercased, so Ada@Example.com and ada@example.com are one person. */
 export function normalizeEmail(raw: string, field = "email"): string {

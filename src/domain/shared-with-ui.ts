@@ -28,3 +28,4 @@ export { runDuration } from "./run-duration.js";
 export { type LeafOperator, RUN_FILTER_GRAMMAR } from "./run-filter-grammar.js";
 export { runSortOf } from "./run-sort.js";
 export { RUN_STATUSES, type RunStatus } from "./status.js";
+export { PASSWORD_MIN_LENGTH } from "./people-limits.js";

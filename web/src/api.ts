@@ -1,4 +1,5 @@
-// The UI's only door to the server: the public HTTP API with the API key kept in this browser.
+// The UI's only door to the server: the public HTTP API, signed in by the session cookie (with its
+// CSRF token kept in memory) or, on single-user installs, by the API key kept in this browser.
 
 import type * as T from "./types.ts";
 
@@ -9,6 +10,23 @@ export const apiKey = {
   set: (key: string) => localStorage.setItem(KEY_STORAGE, key),
   clear: () => localStorage.removeItem(KEY_STORAGE),
 };
+
+/**
+ * The signed-in session's CSRF token (GET /api/auth/session, or the sign-in's answer): sent as
+ * x-csrf-token on every write, which the server refuses without it when the cookie signs it in.
+ * Memory only: a reload asks the session again.
+ */
+export const session = (() => {
+  let csrfToken: string | null = null;
+  return {
+    get csrfToken() {
+      return csrfToken;
+    },
+    set(token: string | null) {
+      csrfToken = token;
+    },
+  };
+})();
 
 export class ApiError extends Error {
   constructor(
@@ -72,11 +90,16 @@ function withQuery(path: string, query: Query = {}): string {
   return text ? `${path}?${text}` : path;
 }
 
-/** One API call with the stored key (or `candidateKey`, which is checked without raising a rejection). */
-async function request<R>(method: string, path: string, body?: unknown, candidateKey?: string): Promise<R> {
+/**
+ * One API call with the stored key, else the session cookie (same-origin fetches send it) and its
+ * CSRF token on writes. A `candidateKey` is checked without raising a rejection; `quiet` calls
+ * (sign-in, the session check) answer their 401 to the caller alone.
+ */
+async function request<R>(method: string, path: string, body?: unknown, candidateKey?: string, quiet = false): Promise<R> {
   const key = candidateKey ?? apiKey.get();
   const headers: Record<string, string> = {};
   if (key) headers.authorization = `Bearer ${key}`;
+  else if (method !== "GET" && session.csrfToken) headers["x-csrf-token"] = session.csrfToken;
   if (body !== undefined) headers["content-type"] = "application/json";
   let response: Response;
   try {
@@ -93,7 +116,7 @@ async function request<R>(method: string, path: string, body?: unknown, candidat
   const payload = await response.json().catch(() => ({ error: `${response.status} ${response.statusText}` }));
   if (!response.ok) {
     const message = typeof payload?.error === "string" ? payload.error : `${response.status} ${response.statusText}`;
-    if (response.status === 401 && candidateKey === undefined) for (const listener of rejectionListeners) listener(message);
+    if (response.status === 401 && candidateKey === undefined && !quiet) for (const listener of rejectionListeners) listener(message);
     throw new ApiError(response.status, message);
   }
   return payload as R;
@@ -110,6 +133,27 @@ export interface RunRef {
 export const api = {
   /** Checks a key before it is stored; the sign-in page shows its rejection itself. */
   validate: (key: string) => request<T.Validation>("GET", "/api/runs/auth/validate", undefined, key),
+  /** Who is signed in (by the session cookie or the key); 401 when nobody (docs/api.md, "Sign-in and sessions"). */
+  session: () => request<T.Session>("GET", "/api/auth/session", undefined, undefined, true),
+  /** Which ways of signing in this server offers. */
+  authConfig: () => request<T.AuthConfig>("GET", "/api/auth/config", undefined, undefined, true),
+  signIn: (email: string, password: string) => request<T.SignedIn>("POST", "/api/auth/sign-in", { email, password }, undefined, true),
+  signOut: () => request<T.Success>("POST", "/api/auth/sign-out", {}, undefined, true),
+  invitation: (token: string) =>
+    request<T.Invitation>("GET", `/api/auth/invitations/${encodeURIComponent(token)}`, undefined, undefined, true),
+  acceptInvitation: (token: string, password: string, name?: string) =>
+    request<T.SignedIn>(
+      "POST",
+      `/api/auth/invitations/${encodeURIComponent(token)}/accept`,
+      { password, ...(name ? { name } : {}) },
+      undefined,
+      true,
+    ),
+  /** Members of the organization (docs/api.md, "Members"): admins invite, change roles and remove. */
+  members: () => get<T.Members>("/api/members"),
+  invite: (body: T.InviteBody) => post<T.Invited>("/api/members", body),
+  setRole: (userId: string, role: T.Role) => post<T.MemberAnswer>(`/api/members/${encodeURIComponent(userId)}/role`, { role }),
+  removeMember: (userId: string) => post<T.MemberAnswer>(`/api/members/${encodeURIComponent(userId)}/remove`, {}),
   projects: () => get<T.Projects>("/api/runs/projects"),
   listRuns: (query: T.RunListQuery) => get<T.RunList>("/api/runs/list", { ...query }),
   sweep: (query: T.SweepQuery) => get<T.Sweep>("/api/runs/sweep", { ...query }),

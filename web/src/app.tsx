@@ -1,13 +1,16 @@
 // The shell: sign-in gate, top bar, and which view a path shows.
 
 import { useEffect, useState } from "preact/hooks";
-import { apiKey, onKeyRejected } from "./api.ts";
+import { api, apiKey, onKeyRejected, session } from "./api.ts";
 import { ConnectionNotice } from "./components/common.tsx";
+import { queryClient } from "./hooks.ts";
 import { lazy } from "./components/lazy.tsx";
 import { parseMlflowLink } from "./lib/mlflow-links.ts";
-import { Link, modelsPath, navigate, trashPath, useLocation } from "./router.tsx";
+import { Link, membersPath, modelsPath, navigate, trashPath, useLocation } from "./router.tsx";
 import { ComparePage } from "./views/compare.tsx";
+import { InvitePage } from "./views/invite.tsx";
 import { LeaderboardPage } from "./views/leaderboard.tsx";
+import { MembersPage } from "./views/members.tsx";
 import { MlflowLinkPage } from "./views/mlflow-link.tsx";
 import { ModelPage, ModelsPage } from "./views/models.tsx";
 import { ProjectsPage } from "./views/projects.tsx";
@@ -31,6 +34,7 @@ function View({ path, query, hash }: { path: string; query: URLSearchParams; has
   if (parts[0] === "models" && parts.length <= 2)
     return parts[1] === undefined ? <ModelsPage /> : <ModelPage key={parts[1]} name={parts[1]} />;
   if (parts.length === 0) return <Redirect to="/projects" />;
+  if (parts[0] === "members" && parts.length === 1) return <MembersPage />;
   if (parts[0] === "trash" && parts.length === 1) {
     const projectName = query.get("projectName") ?? undefined;
     return <TrashPage key={projectName} projectName={projectName} />;
@@ -65,38 +69,61 @@ function NotFound({ path }: { path: string }) {
   );
 }
 
+/**
+ * Signed in by the API key this browser keeps (single-user installs), else by the session cookie:
+ * the page asks GET /api/auth/session once on load ("checking" until it answers).
+ */
+type SignInState = "checking" | "signed-in" | "signed-out";
+
 export function App() {
   const location = useLocation();
-  const [signedIn, setSignedIn] = useState(apiKey.get() !== null);
-  const [rejection, setRejection] = useState<string>();
+  const [state, setState] = useState<SignInState>(apiKey.get() !== null ? "signed-in" : "checking");
+  const [rejection, setRejection] = useState<{ message: string; byKey: boolean }>();
+
+  useEffect(() => {
+    if (state !== "checking") return;
+    api.session().then(
+      (current) => {
+        session.set(current.csrfToken);
+        setState("signed-in");
+      },
+      () => setState("signed-out"),
+    );
+  }, [state]);
 
   useEffect(
     () =>
       onKeyRejected((message) => {
+        const byKey = apiKey.get() !== null;
         apiKey.clear();
-        setRejection(message);
-        setSignedIn(false);
+        session.set(null);
+        setRejection({ message, byKey });
+        queryClient.clear();
+        setState("signed-out");
       }),
     [],
   );
 
-  if (!signedIn || location.path === "/signin") {
-    return (
-      <SignInPage
-        rejection={rejection}
-        onSignedIn={() => {
-          setRejection(undefined);
-          setSignedIn(true);
-          const opensLink = parseMlflowLink(location.hash) !== undefined;
-          if ((location.path === "/signin" || location.path === "/") && !opensLink) navigate("/projects", { replace: true });
-        }}
-      />
-    );
-  }
+  const signedIn = () => {
+    setRejection(undefined);
+    setState("signed-in");
+    const opensLink = parseMlflowLink(location.hash) !== undefined;
+    if ((location.path === "/signin" || location.path === "/" || location.path.startsWith("/invite/")) && !opensLink)
+      navigate("/projects", { replace: true });
+  };
 
-  const signOut = () => {
+  const invitation = /^\/invite\/([^/]+)$/.exec(location.path);
+  if (invitation) return <InvitePage key={invitation[1]} token={decodeURIComponent(invitation[1]!)} onSignedIn={signedIn} />;
+  if (state === "checking") return null;
+  if (state === "signed-out" || location.path === "/signin") return <SignInPage rejection={rejection} onSignedIn={signedIn} />;
+
+  const signOut = async () => {
+    const byKey = apiKey.get() !== null;
     apiKey.clear();
-    setSignedIn(false);
+    if (!byKey) await api.signOut().catch(() => undefined);
+    session.set(null);
+    queryClient.clear();
+    setState("signed-out");
   };
   return (
     <>
@@ -110,9 +137,10 @@ export function App() {
         <nav aria-label="Main">
           <Link href="/projects">Projects</Link>
           <Link href={modelsPath}>Models</Link>
+          <Link href={membersPath}>Members</Link>
           <Link href={trashPath()}>Trash</Link>
         </nav>
-        <button type="button" class="link" onClick={signOut}>
+        <button type="button" class="link" onClick={() => void signOut()}>
           Sign out
         </button>
       </header>

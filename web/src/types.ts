@@ -17,6 +17,16 @@ import type {
   UpdateRuleBody,
 } from "../../src/http/schemas/alerts.ts";
 import type { SuccessResponse as SuccessSchema } from "../../src/http/schemas/common.ts";
+import type {
+  AuthConfigResponse,
+  InvitationResponse,
+  InviteBody as InviteBodySchema,
+  InviteResponse,
+  MemberListResponse,
+  MemberResponse,
+  SignedInResponse,
+} from "../../src/http/schemas/people.ts";
+import type { RoleSchema, SessionResponse } from "../../src/http/schemas/sessions.ts";
 import type { FilesResponse } from "../../src/http/schemas/files.ts";
 import type {
   DataQuery as DataQuerySchema,
@@ -152,3 +162,15 @@ export type AlertEvent = AlertEvents["events"][number];
 export type AlertDelivery = AlertEvent["deliveries"][number];
 export type AlertOutbox = Static<typeof DeliveryListResponse>;
 export type OutboxDelivery = AlertOutbox["deliveries"][number];
+
+/** Sign-in and members (docs/api.md, "Sign-in and sessions", "Members"). */
+export type Session = Static<typeof SessionResponse>;
+export type Role = Static<typeof RoleSchema>;
+export type AuthConfig = Static<typeof AuthConfigResponse>;
+export type SignedIn = Static<typeof SignedInResponse>;
+export type Invitation = Static<typeof InvitationResponse>;
+export type Members = Static<typeof MemberListResponse>;
+export type Member = Members["members"][number];
+export type InviteBody = Static<typeof InviteBodySchema>;
+export type Invited = Static<typeof InviteResponse>;
+export type MemberAnswer = Static<typeof MemberResponse>;

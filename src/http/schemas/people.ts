@@ -1,6 +1,5 @@
 import { Type } from "typebox";
-import { EMAIL_MAX_LENGTH } from "../../domain/people.js";
-import { PASSWORD_MAX_LENGTH } from "../../domain/passwords.js";
+import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH } from "../../domain/people-limits.js";
 import { ErrorResponse, Timestamp } from "./common.js";
 import { RoleSchema, UserItem } from "./sessions.js";
 

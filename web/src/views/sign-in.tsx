@@ -1,9 +1,88 @@
-import { useState } from "preact/hooks";
-import { api, ApiError, apiKey } from "../api.ts";
+import { useEffect, useState } from "preact/hooks";
+import { api, ApiError, apiKey, session } from "../api.ts";
 import { ErrorNote } from "../components/common.tsx";
+import type { AuthConfig } from "../types.ts";
 
-/** Sign-in with an API key; the key stays in this browser's localStorage until "Sign out". */
-export function SignInPage({ rejection, onSignedIn }: { rejection?: string; onSignedIn: () => void }) {
+/**
+ * Sign-in: email and password (a session cookie the page never reads, and its CSRF token kept in
+ * memory), and, on a single-user install where nobody has a password yet, an API key kept in this
+ * browser's localStorage until "Sign out" (GET /api/auth/config says which).
+ */
+export function SignInPage({ rejection, onSignedIn }: { rejection?: { message: string; byKey: boolean }; onSignedIn: () => void }) {
+  const [config, setConfig] = useState<AuthConfig>();
+  useEffect(() => {
+    api.authConfig().then(setConfig, () => setConfig({ password: true, oidc: false, apiKey: true }));
+  }, []);
+
+  return (
+    <main id="main" class="sign-in">
+      <h1>Stepwise</h1>
+      {rejection && (
+        <p class="error" role="alert" data-testid="key-rejected">
+          {rejection.byKey ? `Your API key was rejected (${rejection.message}).` : `You were signed out (${rejection.message}).`} Sign in
+          again.
+        </p>
+      )}
+      {config?.apiKey ? (
+        <>
+          <ApiKeyForm onSignedIn={onSignedIn} />
+          <details class="sign-in-other">
+            <summary>Email and password</summary>
+            <PasswordForm onSignedIn={onSignedIn} />
+          </details>
+        </>
+      ) : (
+        config && <PasswordForm onSignedIn={onSignedIn} />
+      )}
+    </main>
+  );
+}
+
+function PasswordForm({ onSignedIn }: { onSignedIn: () => void }) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string>();
+  const [checking, setChecking] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setChecking(true);
+    setError(undefined);
+    try {
+      const signedIn = await api.signIn(email.trim(), password);
+      apiKey.clear();
+      session.set(signedIn.csrfToken);
+      onSignedIn();
+    } catch (failure) {
+      setError((failure as Error).message);
+    } finally {
+      setChecking(false);
+    }
+  };
+
+  return (
+    <form onSubmit={submit} data-testid="password-sign-in">
+      <label for="email">Email</label>
+      <input id="email" type="email" autoComplete="username" value={email} onInput={(e) => setEmail(e.currentTarget.value)} required />
+      <label for="password">Password</label>
+      <input
+        id="password"
+        type="password"
+        autoComplete="current-password"
+        value={password}
+        onInput={(e) => setPassword(e.currentTarget.value)}
+        required
+      />
+      <button type="submit" disabled={checking || email.trim() === "" || password === ""}>
+        {checking ? "Checking…" : "Sign in"}
+      </button>
+      <ErrorNote error={error} />
+      <p class="muted">New here? Open the invitation link an admin gave you to set your password.</p>
+    </form>
+  );
+}
+
+function ApiKeyForm({ onSignedIn }: { onSignedIn: () => void }) {
   const [key, setKey] = useState("");
   const [error, setError] = useState<string>();
   const [checking, setChecking] = useState(false);
@@ -28,13 +107,7 @@ export function SignInPage({ rejection, onSignedIn }: { rejection?: string; onSi
   };
 
   return (
-    <main id="main" class="sign-in">
-      <h1>Stepwise</h1>
-      {rejection && (
-        <p class="error" role="alert" data-testid="key-rejected">
-          Your API key was rejected ({rejection}). Sign in with a valid key.
-        </p>
-      )}
+    <>
       <form onSubmit={submit}>
         <label for="api-key">API key</label>
         <input
@@ -53,8 +126,8 @@ export function SignInPage({ rejection, onSignedIn }: { rejection?: string; onSi
       <ErrorNote error={error} />
       <p class="muted">
         The server prints the first key when it starts on an empty data directory; <code>stepwise keys create</code> makes more. The key is
-        kept in this browser only.
+        kept in this browser only. Once someone has a password (<code>stepwise users create</code>), people sign in with email and password.
       </p>
-    </main>
+    </>
   );
 }
