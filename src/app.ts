@@ -36,11 +36,17 @@ import { createServices, type Services } from "./services/services.js";
 export type { AppDeps };
 
 /** Builds the whole HTTP application from its dependencies; never listens (main and tests do). */
+/** `--trust-proxy` as Fastify takes it: a hop count is a function of the hop (proxy-addr's own form). */
+function trustProxyOf(setting: false | number | string): boolean | string | ((address: string, hop: number) => boolean) {
+  return typeof setting === "number" ? (_address, hop) => hop < setting : setting;
+}
+
 export async function buildApp(deps: AppDeps, services: Services = createServices(deps)): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.config.logLevel === "silent" ? false : { level: deps.config.logLevel, serializers: { req: requestLogFields } },
     bodyLimit: DEFAULT_BODY_LIMIT,
     keepAliveTimeout: deps.config.keepAliveTimeoutMs,
+    trustProxy: trustProxyOf(deps.config.trustProxy),
     http: { connectionsCheckingInterval: connectionsCheckingInterval(deps.config) },
     // The client's X-Request-Id only when it is a short safe token (request-guards.ts), else a new one.
     requestIdHeader: false,

@@ -11,6 +11,7 @@ describe("loadConfig", () => {
       host: "127.0.0.1",
       port: 8080,
       publicUrl: "",
+      trustProxy: false,
       staleAfterMs: 15 * 60_000,
       deletedRetentionMs: 30 * 86_400_000,
       logLevel: "info",
@@ -35,6 +36,8 @@ describe("loadConfig", () => {
       alertsAllowHosts: "",
       alertsMaxAttempts: 10,
       alertsConcurrency: 8,
+      sessionIdleMs: 12 * 3600_000,
+      sessionMaxAgeMs: 7 * 86_400_000,
     });
     assert.ok(Object.isFrozen(config));
   });
@@ -87,6 +90,12 @@ describe("loadConfig", () => {
     assert.ok(loadConfig({}, {}).keepAliveTimeoutMs >= 65_000);
   });
 
+  it("believes the proxies --trust-proxy names: addresses and CIDRs, or a hop count", () => {
+    assert.equal(loadConfig({ "--trust-proxy": " 10.0.0.0/8, 127.0.0.1 " }, {}).trustProxy, "10.0.0.0/8,127.0.0.1");
+    assert.equal(loadConfig({ "--trust-proxy": "2" }, {}).trustProxy, 2);
+    assert.equal(loadConfig({}, { STEPWISE_TRUST_PROXY: "::1" }).trustProxy, "::1");
+  });
+
   it("throws ConfigError naming the option for bad values", () => {
     const bad: [Record<string, string>, Record<string, string>, RegExp][] = [
       [{ "--port": "http" }, {}, /port/],
@@ -94,6 +103,8 @@ describe("loadConfig", () => {
       [{ "--port": "-1" }, {}, /port/],
       [{}, { STEPWISE_PORT: "80a" }, /port/],
       [{ "--stale-after": "soon" }, {}, /stale-after/],
+      [{ "--trust-proxy": "true" }, {}, /trust-proxy: 'true' is not an address/],
+      [{ "--trust-proxy": "0" }, {}, /trust-proxy/],
       [{ "--stale-after": "-5m" }, {}, /stale-after/],
       [{ "--log-level": "loud" }, {}, /log-level/],
       [{ "--max-upload-size": "5 parsecs" }, {}, /max-upload-size/],

@@ -11,6 +11,11 @@ export interface Config {
   readonly port: number;
   /** Absolute URLs in responses start with this; empty means "scheme and Host of the request". */
   readonly publicUrl: string;
+  /**
+   * Which proxies' X-Forwarded-For/-Proto/-Host to believe (Fastify's trustProxy): false (none, the
+   * TCP peer is the client), a number of hops, or a comma-separated list of addresses and CIDRs.
+   */
+  readonly trustProxy: false | number | string;
   /** A RUNNING run silent for longer than this becomes FAILED; 0 disables the monitor. */
   readonly staleAfterMs: number;
   /** How long deleted runs and projects stay in the trash (restorable) before the purge removes them; 0 purges at the next round. */
@@ -106,6 +111,14 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: "",
     doc: "Base of absolute URLs in responses; empty uses the request's scheme and Host.",
     parse: (v) => v.replace(/\/+$/, ""),
+  },
+  {
+    key: "trustProxy",
+    flag: "--trust-proxy",
+    env: "STEPWISE_TRUST_PROXY",
+    default: "",
+    doc: "Reverse proxies whose X-Forwarded-For/-Proto/-Host to believe: their addresses or CIDRs, comma-separated (e.g. 127.0.0.1,10.0.0.0/8), or a number of hops; empty believes none. Sign-in limits count per client address (docs/semantics.md, Sign-in limits).",
+    parse: (v) => parseTrustProxy(v),
   },
   {
     key: "staleAfterMs",
@@ -361,6 +374,18 @@ export function loadConfig(flags: Record<string, string>, env: NodeJS.ProcessEnv
     OPTIONS.map((option) => [option.key, option.parse(flags[option.flag] ?? env[option.env] ?? option.default)]),
   );
   return Object.freeze(config) as unknown as Config;
+}
+
+/** `--trust-proxy`: empty is none, digits a hop count, else addresses and CIDRs (not `true`: that would believe any client's header). */
+export function parseTrustProxy(raw: string): false | number | string {
+  const value = raw.trim();
+  if (value === "") return false;
+  if (/^\d+$/.test(value)) return parseInteger(value, "trust-proxy", 1, 32);
+  const entries = value.split(",").map((entry) => entry.trim());
+  for (const entry of entries)
+    if (!/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(entry))
+      throw new ConfigError(`trust-proxy: '${entry}' is not an address or CIDR (give addresses, CIDRs or a hop count)`);
+  return entries.join(",");
 }
 
 export function parseInteger(raw: string, name: string, min: number, max: number): number {

@@ -10,6 +10,10 @@ const PUBLIC_PATHS = new Set([
   "/api/health/ready",
   "/api/openapi.json",
   "/api/auth/sign-out",
+  "/api/auth/config",
+  "/api/auth/sign-in",
+  "/api/auth/invitations/{token}",
+  "/api/auth/invitations/{token}/accept",
   "/files/upload/{fileId}",
   "/files/download/{fileId}/{fileName}",
 ]);

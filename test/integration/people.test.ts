@@ -355,5 +355,39 @@ describe("sign-in limits, shared by two processes on one store", () => {
     const refused = await new Browser(test.url).signIn(email, PASSWORD);
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers.get("retry-after")) > 0);
+    // Without --trust-proxy a client's X-Forwarded-For is not believed: it cannot pose as another address.
+    const posing = await new Browser(test.url).post(
+      "/api/auth/sign-in",
+      { email, password: PASSWORD },
+      { "x-forwarded-for": "198.51.100.1" },
+    );
+    assert.equal(posing.status, 429);
+  });
+});
+
+describe("sign-in limits behind a reverse proxy (--trust-proxy)", () => {
+  const clock = new ManualClock(Date.now());
+  let test: TestServer;
+  before(async () => {
+    test = await startTestServer({ clock, flags: { "--trust-proxy": "127.0.0.1" } });
+  });
+  after(async () => test.close());
+
+  it("counts failures per forwarded client address, so one client's guesses do not stop another's sign-in", async () => {
+    const org = await makeOrg(test);
+    const email = uniqueEmail();
+    const invited = await org.client.post("/api/members", { email });
+    assert.equal((await new Browser(test.url).accept(invited.body.invitationUrl, PASSWORD)).status, 200);
+    const from = (address: string) => ({ "x-forwarded-for": address });
+    const anonymous = new Browser(test.url);
+    for (let i = 0; i < 20; i++)
+      assert.equal(
+        (await anonymous.post("/api/auth/sign-in", { email: uniqueEmail(), password: "wrong password" }, from("203.0.113.7"))).status,
+        401,
+      );
+    const guesser = await anonymous.post("/api/auth/sign-in", { email, password: PASSWORD }, from("203.0.113.7"));
+    assert.equal(guesser.status, 429);
+    const other = await anonymous.post("/api/auth/sign-in", { email, password: PASSWORD }, from("198.51.100.9"));
+    assert.equal(other.status, 200, "another client behind the same proxy signs in");
   });
 });
