@@ -41,11 +41,28 @@ export function invitationUrl(base: string, token: string): string {
   return `${base.replace(/\/+$/, "")}/invite/${token}`;
 }
 
-/** Throws 400 when an invitation can no longer be used: used already, or expired. */
-export function assertInvitationUsable(invitation: { usedAt: number | null; expiresAt: number }, now: number): void {
+/**
+ * Whether an invitation link may set the person's password. A password opens every organization
+ * of the person, and an admin's authority ends at its own: so an admin's link (createdBy set) sets
+ * the password only of a person who has none and belongs to no other organization. The operator's
+ * (the CLI's, createdBy null) always may: whoever runs the CLI holds the whole store.
+ */
+export function linkMaySetPassword(invitation: { createdBy: string | null; hasPassword: boolean; otherOrganizations: number }): boolean {
+  return invitation.createdBy === null || (!invitation.hasPassword && invitation.otherOrganizations === 0);
+}
+
+/** Throws 400 when an invitation can no longer be used: used already, expired, or no longer allowed to set the password. */
+export function assertInvitationUsable(
+  invitation: { usedAt: number | null; expiresAt: number; createdBy: string | null; hasPassword: boolean; otherOrganizations: number },
+  now: number,
+): void {
   if (invitation.usedAt !== null)
     throw invalidInput("this invitation link has been used already: sign in with your password, or ask an admin for a new link");
   if (invitation.expiresAt <= now) throw invalidInput("this invitation link has expired: ask an admin for a new link");
+  if (!linkMaySetPassword(invitation))
+    throw invalidInput(
+      "this invitation link can no longer set your password (you have a password, or belong to another organization, now): sign in instead, or ask the operator for a password reset (stepwise users create)",
+    );
 }
 
 /** The limits on failed sign-ins (docs/semantics.md, "Sign-in limits"). */

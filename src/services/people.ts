@@ -8,6 +8,7 @@ import {
   defaultName,
   hashInvitationToken,
   INVITATION_TTL_MS,
+  linkMaySetPassword,
   newInvitationToken,
   normalizeEmail,
   retryAfterSeconds,
@@ -24,12 +25,16 @@ import type { Member, Store, User } from "../store/store.js";
 /** Who asks for a change of members: a member with its role, or null for the operator's CLI. */
 export type Manager = { userId: string; role: Role } | null;
 
-/** A new invitation: the link's token is returned once and never stored. */
+/**
+ * A new invitation: the link's token is returned once and never stored. Null (with expiresAt) when
+ * the link could not set the person's password (domain/people.ts linkMaySetPassword): the person
+ * signs in with the password or sign-on it has, and finds the organization among its own.
+ */
 export interface Invited {
   user: User;
   role: Role;
-  token: string;
-  expiresAt: number;
+  token: string | null;
+  expiresAt: number | null;
 }
 
 /**
@@ -48,8 +53,9 @@ export class PeopleService {
   /**
    * Makes the person of that email (found, or created) a member and returns an invitation link's
    * token. A role left out is member for a new membership and the current one for a member; a
-   * different role for an existing member is a CONFLICT (change roles with setRole). The person may
-   * have a password already: the link then sets a new one (docs/semantics.md, "Invitations").
+   * different role for an existing member is a CONFLICT (change roles with setRole). The operator's
+   * link (manager null) sets a new password for a person who has one; an admin's link is made only
+   * when it may set the password (docs/semantics.md, "Invitations").
    */
   async invite(orgId: string, input: { email: string; name?: string; role?: Role }, manager: Manager): Promise<Invited> {
     const email = normalizeEmail(input.email);
@@ -72,7 +78,11 @@ export class PeopleService {
       }
     }
     const role = current?.role ?? input.role ?? "member";
+    const otherOrganizations = (await this.store.listMemberships(user.id)).filter((m) => m.orgId !== orgId).length;
+    const hasPassword = (await this.store.getPasswordHash(user.id)) !== undefined;
     if (!current) await this.store.setMembership(orgId, user.id, role, now);
+    if (!linkMaySetPassword({ createdBy: manager?.userId ?? null, hasPassword, otherOrganizations }))
+      return { user, role, token: null, expiresAt: null };
     const { token, tokenHash } = newInvitationToken();
     const expiresAt = now + INVITATION_TTL_MS;
     await this.store.createInvitation({ tokenHash, orgId, userId: user.id, createdBy: manager?.userId ?? null, createdAt: now, expiresAt });

@@ -1,6 +1,7 @@
 /** The SQL of invitations and failed sign-ins (workflows/people.ts), part of account-sql.ts's ACCOUNT_SQL. */
 const INVITATION_COLUMNS = `i.token_hash, i.org_id, i.user_id, i.created_by, i.created_at, i.expires_at, i.used_at,
-  o.slug, u.email, u.name, u.password_hash IS NOT NULL AS has_password`;
+  o.slug, u.email, u.name, u.password_hash IS NOT NULL AS has_password,
+  (SELECT count(*) FROM memberships m WHERE m.user_id = i.user_id AND m.org_id <> i.org_id) AS other_organizations`;
 
 export const PEOPLE_SQL = {
   withdrawInvitations: "DELETE FROM invitations WHERE org_id = ? AND user_id = ? AND used_at IS NULL",

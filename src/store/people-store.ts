@@ -15,8 +15,8 @@ export interface PeopleStore {
    * Uses an invitation, in one transaction: marks it used (once: a second use is 400, even when two
    * race), sets the person's password hash (and display name when given), and ends the person's
    * sessions everywhere (a reset password signs out the browsers that knew the old one). Throws
-   * NOT_FOUND for an unknown token, INVALID_INPUT when used, expired, or the person is no longer a
-   * member of the organization.
+   * NOT_FOUND for an unknown token, INVALID_INPUT when used, expired, no longer allowed to set the
+   * password (domain/people.ts linkMaySetPassword), or the person is no longer a member of the organization.
    */
   acceptInvitation(tokenHash: string, passwordHash: string, name: string | null, now: number): Promise<InvitationDetails>;
   /** One failed sign-in under each key; failures before `pruneBefore` (of any key) are deleted on the way. */
@@ -48,6 +48,8 @@ export interface InvitationDetails extends Invitation {
   orgSlug: string;
   email: string | null;
   name: string;
-  /** Whether the person has a password already (the link then resets it). */
+  /** Whether the person has a password already. */
   hasPassword: boolean;
+  /** How many organizations besides this one the person belongs to (domain/people.ts linkMaySetPassword). */
+  otherOrganizations: number;
 }

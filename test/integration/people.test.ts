@@ -217,23 +217,53 @@ describe("people: invitations, password sign-in, members", () => {
     assert.equal((await admin.post(`/api/members/${adminId}/remove`, {})).status, 409);
   });
 
-  it("re-inviting a person gives a new link that replaces the older one and resets the password", async () => {
+  it("an admin's re-invitation of a person with a password makes no link; the operator's link resets the password", async () => {
     const { org, email, browser, link } = await member("member");
     const again = await org.client.post("/api/members", { email });
     assert.equal(again.status, 200);
     assert.equal(again.body.member.role, "member", "the role is kept");
+    assert.equal(again.body.invitationUrl, null, "an admin cannot reset a password");
     const conflict = await org.client.post("/api/members", { email, role: "admin" });
     assert.equal(conflict.status, 409);
     assert.match(conflict.body.error, /member already, with the role 'member'/);
-    const token = (await org.client.post("/api/members", { email })).body.invitationUrl.split("/invite/")[1];
-    assert.equal((await new Browser(test.url).get(`/api/auth/invitations/${token}`)).body.hasPassword, true);
-    assert.equal((await new Browser(test.url).accept(again.body.invitationUrl, "newer password 1")).status, 404, "replaced");
+
+    // The operator's (stepwise users create, in process here): a link that sets a new password.
+    const people = test.server.services.people;
+    const older = (await people.invite(org.organization.id, { email }, null)).token!;
+    const newer = (await people.invite(org.organization.id, { email }, null)).token!;
+    assert.equal((await new Browser(test.url).get(`/api/auth/invitations/${newer}`)).body.hasPassword, true);
+    assert.equal((await new Browser(test.url).accept(`${test.url}/invite/${older}`, "newer password 1")).status, 404, "replaced");
     assert.equal((await new Browser(test.url).accept(link, "newer password 1")).status, 400, "used already");
-    const reset = await new Browser(test.url).accept(`${test.url}/invite/${token}`, "a brand new password");
+    const reset = await new Browser(test.url).accept(`${test.url}/invite/${newer}`, "a brand new password");
     assert.equal(reset.status, 200);
     assert.equal((await browser.get("/api/runs/projects")).status, 401, "the browser that knew the old password is signed out");
     assert.equal((await new Browser(test.url).signIn(email, PASSWORD)).status, 401);
     assert.equal((await new Browser(test.url).signIn(email, "a brand new password")).status, 200);
+  });
+
+  it("an admin's link cannot set the password of a person of another organization", async () => {
+    // A person with a password in A, added to B by B's admin: no link, and A's password still signs in.
+    const a = await member("owner");
+    const b = await makeOrg(test);
+    const added = await b.client.post("/api/members", { email: a.email, role: "admin" });
+    assert.equal(added.status, 200);
+    assert.equal(added.body.invitationUrl, null);
+    assert.equal((await new Browser(test.url).signIn(a.email, PASSWORD, b.organization.slug)).status, 200);
+
+    // A person invited by A, link not yet used, then added to B: A's link may no longer set the
+    // password (B's admin saw no link; A's admin's link would now open B too). The operator's may.
+    const email = uniqueEmail("pending");
+    const fromA = await a.org.client.post("/api/members", { email });
+    assert.match(fromA.body.invitationUrl, /\/invite\//);
+    const fromB = await b.client.post("/api/members", { email });
+    assert.equal(fromB.body.invitationUrl, null);
+    const token = fromA.body.invitationUrl.split("/invite/")[1];
+    const shown = await new Browser(test.url).get(`/api/auth/invitations/${token}`);
+    assert.equal(shown.status, 400);
+    assert.match(shown.body.error, /can no longer set your password/);
+    assert.equal((await new Browser(test.url).accept(fromA.body.invitationUrl, PASSWORD)).status, 400);
+    const operator = (await test.server.services.people.invite(a.org.organization.id, { email }, null)).token!;
+    assert.equal((await new Browser(test.url).accept(`${test.url}/invite/${operator}`, PASSWORD)).status, 200);
   });
 
   it("a person of two organizations signs in to the one named, and switches between them", async () => {

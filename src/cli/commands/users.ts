@@ -84,9 +84,9 @@ async function createUser(store: Store, values: Values): Promise<number> {
   const invited = await people.invite(organization.id, { email: values.email as string, name, role }, null);
   console.log(
     `${invited.user.email} is a member of '${organization.slug}' with the role '${invited.role}'. ` +
-      `Invitation link (works once, until ${toIso(invited.expiresAt)}; shown only this once):`,
+      `Invitation link (works once, until ${toIso(invited.expiresAt!)}; shown only this once):`,
   );
-  console.log(invitationUrl(linkBase(values), invited.token));
+  console.log(invitationUrl(linkBase(values), invited.token!));
   return 0;
 }
 

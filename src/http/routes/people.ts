@@ -105,8 +105,8 @@ export function memberRoutes({ services, config }: RouteDeps): FastifyPluginAsyn
         const member = await services.people.member(request.auth.orgId, invited.user.id);
         return {
           member: presentMember(member),
-          invitationUrl: invitationUrl(baseUrl(request, config.publicUrl), invited.token),
-          expiresAt: toIso(invited.expiresAt),
+          invitationUrl: invited.token === null ? null : invitationUrl(baseUrl(request, config.publicUrl), invited.token),
+          expiresAt: invited.expiresAt === null ? null : toIso(invited.expiresAt),
         };
       },
     );

@@ -31,7 +31,7 @@ export const InvitationResponse = Type.Object({
   name: Type.String(),
   organization: Type.Object({ slug: Type.String() }),
   expiresAt: Timestamp,
-  hasPassword: Type.Boolean({ description: "The person has a password already: accepting sets a new one" }),
+  hasPassword: Type.Boolean({ description: "The person has a password already: accepting (an operator's link) sets a new one" }),
 });
 
 export const AcceptInvitationBody = Type.Object({ password: Password, name: Type.Optional(DisplayName) }, { additionalProperties: false });
@@ -61,8 +61,11 @@ export const InviteBody = Type.Object(
 
 export const InviteResponse = Type.Object({
   member: MemberItem,
-  invitationUrl: Type.String({ description: "The one-time link that sets the person's password; shown only this once" }),
-  expiresAt: Timestamp,
+  invitationUrl: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "The one-time link that sets the person's password, shown only this once; null when the person has a password or belongs to another organization (they sign in as they do)",
+  }),
+  expiresAt: Type.Union([Timestamp, Type.Null()]),
 });
 
 export const MemberParams = Type.Object({ userId: Type.String({ minLength: 1, maxLength: 64 }) });

@@ -27,6 +27,7 @@ const toInvitation = (row: Row): InvitationDetails => ({
   email: (row.email ?? null) as string | null,
   name: row.name as string,
   hasPassword: Boolean(row.has_password),
+  otherOrganizations: Number(row.other_organizations),
 });
 
 export function* createInvitation(invitation: NewInvitation): PeopleWorkflow<void> {

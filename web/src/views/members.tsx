@@ -141,10 +141,10 @@ function InviteForm({ onInvited, canGrantOwner }: { onInvited: () => void; canGr
         Invite
       </button>
       <ErrorNote error={error} />
-      {invited && (
+      {invited?.invitationUrl && (
         <p data-testid="invitation-link">
-          Send this link to {invited.member.user.email}; it works once, until {new Date(invited.expiresAt).toLocaleDateString("en-CA")}, and
-          is shown only now:{" "}
+          Send this link to {invited.member.user.email}; it works once, until{" "}
+          {new Date(invited.expiresAt ?? "").toLocaleDateString("en-CA")}, and is shown only now:{" "}
           <input
             readOnly
             class="mono"
@@ -152,6 +152,12 @@ function InviteForm({ onInvited, canGrantOwner }: { onInvited: () => void; canGr
             aria-label="Invitation link"
             onFocus={(e) => e.currentTarget.select()}
           />
+        </p>
+      )}
+      {invited && invited.invitationUrl === null && (
+        <p data-testid="invitation-link">
+          {invited.member.user.email} is a member now, with the role {invited.member.role}. They already sign in to Stepwise (or belong to
+          another organization), so no link is needed: they sign in as they do and choose this organization.
         </p>
       )}
     </form>
