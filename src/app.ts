@@ -24,6 +24,7 @@ import { runDetailRoutes } from "./http/routes/run-details.js";
 import { runWriteRoutes } from "./http/routes/runs.js";
 import { savedViewRoutes } from "./http/routes/saved-views.js";
 import { alertRoutes } from "./http/routes/alerts.js";
+import { auditRoutes } from "./http/routes/audit.js";
 import { deletionRoutes } from "./http/routes/deletion.js";
 import { FieldFilterTerm, RunFilterGrammar } from "./http/schemas/run-list.js";
 import { rejectIllFormedText, rejectNonFiniteNumbers, requestIdOf, requestLogFields } from "./http/request-guards.js";
@@ -38,6 +39,8 @@ export async function buildApp(deps: AppDeps, services: Services = createService
     logger: deps.config.logLevel === "silent" ? false : { level: deps.config.logLevel, serializers: { req: requestLogFields } },
     bodyLimit: DEFAULT_BODY_LIMIT,
     keepAliveTimeout: deps.config.keepAliveTimeoutMs,
+    // request.ip (the audit log's source address): the peer's, or X-Forwarded-For's behind these proxies.
+    ...(deps.config.trustProxy === "" ? {} : { trustProxy: deps.config.trustProxy }),
     http: { connectionsCheckingInterval: connectionsCheckingInterval(deps.config) },
     // The client's X-Request-Id only when it is a short safe token (request-guards.ts), else a new one.
     requestIdHeader: false,
@@ -107,6 +110,7 @@ export async function buildApp(deps: AppDeps, services: Services = createService
     await api.register(savedViewRoutes(routeDeps));
     await api.register(alertRoutes(routeDeps));
     await api.register(deletionRoutes(routeDeps));
+    await api.register(auditRoutes(routeDeps));
     await api.register(mlflowRoutes(routeDeps));
   });
   return app;

@@ -11,6 +11,7 @@ describe("loadConfig", () => {
       host: "127.0.0.1",
       port: 8080,
       publicUrl: "",
+      trustProxy: "",
       staleAfterMs: 15 * 60_000,
       deletedRetentionMs: 30 * 86_400_000,
       logLevel: "info",
@@ -46,6 +47,14 @@ describe("loadConfig", () => {
     );
     assert.throws(() => loadConfig({}, { STEPWISE_ALERTS_ALLOW_HOSTS: "http://x/" }), ConfigError);
     assert.throws(() => loadConfig({ "--alerts-max-attempts": "0" }, {}), ConfigError);
+  });
+
+  it("takes the trusted proxies as addresses and CIDR ranges, and refuses anything else", () => {
+    assert.equal(loadConfig({ "--trust-proxy": " 127.0.0.1, 10.0.0.0/8,::1 " }, {}).trustProxy, "127.0.0.1,10.0.0.0/8,::1");
+    assert.equal(loadConfig({}, { STEPWISE_TRUST_PROXY: "fd00::/8" }).trustProxy, "fd00::/8");
+    for (const bad of ["true", "proxy.internal", "10.0.0.0/33", "::1/129", "10.0.0.0/8/1", "10.0.0.0/x"]) {
+      assert.throws(() => loadConfig({ "--trust-proxy": bad }, {}), /trust-proxy: .* is not an IP address or CIDR range/, bad);
+    }
   });
 
   it("takes the environment over the defaults, and flags over the environment", () => {

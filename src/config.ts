@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { parseAllowList } from "./domain/alerts/address-policy.js";
 
@@ -11,6 +12,12 @@ export interface Config {
   readonly port: number;
   /** Absolute URLs in responses start with this; empty means "scheme and Host of the request". */
   readonly publicUrl: string;
+  /**
+   * Addresses and CIDR ranges of the reverse proxies in front of the server, comma-separated: a
+   * request from one of them is taken to come from the address X-Forwarded-For names (request.ip,
+   * what the audit log records). Empty: the connected peer's address, and X-Forwarded-For is ignored.
+   */
+  readonly trustProxy: string;
   /** A RUNNING run silent for longer than this becomes FAILED; 0 disables the monitor. */
   readonly staleAfterMs: number;
   /** How long deleted runs and projects stay in the trash (restorable) before the purge removes them; 0 purges at the next round. */
@@ -102,6 +109,14 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: "",
     doc: "Base of absolute URLs in responses; empty uses the request's scheme and Host.",
     parse: (v) => v.replace(/\/+$/, ""),
+  },
+  {
+    key: "trustProxy",
+    flag: "--trust-proxy",
+    env: "STEPWISE_TRUST_PROXY",
+    default: "",
+    doc: "Addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client (comma-separated); empty trusts none.",
+    parse: parseTrustedProxies,
   },
   {
     key: "staleAfterMs",
@@ -420,4 +435,22 @@ export function maskPassword(url: string): string {
   if (parsed.password === "") return url;
   parsed.password = "***";
   return parsed.href;
+}
+
+/** `--trust-proxy`: IP addresses and CIDR ranges, comma-separated (what Fastify's trustProxy takes as a string). */
+function parseTrustedProxies(value: string): string {
+  const entries = value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split("/");
+    const version = isIP(address ?? "");
+    const maxBits = version === 4 ? 32 : 128;
+    const validBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
+    if (version === 0 || !validBits || extra !== undefined) {
+      throw new ConfigError(`trust-proxy: '${entry}' is not an IP address or CIDR range (such as 10.0.0.0/8)`);
+    }
+  }
+  return entries.join(",");
 }

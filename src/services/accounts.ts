@@ -1,7 +1,8 @@
 import { generateApiKey } from "../domain/api-keys.js";
 import { DomainError, invalidInput } from "../domain/errors.js";
-import type { Clock } from "../domain/time.js";
+import { type Clock, toIsoOrNull } from "../domain/time.js";
 import type { ApiKeyRecord, Organization, Store } from "../store/store.js";
+import type { AuditContext, AuditFact, AuditLog } from "./audit.js";
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
@@ -20,10 +21,34 @@ export async function createOrganizationWithKey(
   return { organization, key, record };
 }
 
-export async function issueKey(store: Store, orgId: string, userId: string, name: string, expiresAt: number | null, now: number) {
+/**
+ * Makes a key and stores its hash; with `audit`, the key's creation is recorded in the audit log in
+ * the same transaction (`key.create`, by `audit.by`'s actor).
+ */
+export async function issueKey(
+  store: Store,
+  orgId: string,
+  userId: string,
+  name: string,
+  expiresAt: number | null,
+  now: number,
+  audit?: { log: AuditLog; by: AuditContext },
+) {
   const { key, keyHash, displayPrefix } = generateApiKey();
-  const record = await store.createApiKey({ orgId, userId, name, keyHash, displayPrefix, createdAt: now, expiresAt });
+  const input = { orgId, userId, name, keyHash, displayPrefix, createdAt: now, expiresAt };
+  const record = audit
+    ? await audit.log.write(audit.by, "createApiKey", [input], (made) => [keyFact("key.create", made)])
+    : await store.createApiKey(input);
   return { key, record };
+}
+
+/** A key's audit entry: its ID, and what people tell keys apart by (never the key or its hash). */
+export function keyFact(action: "key.create" | "key.revoke", key: ApiKeyRecord): AuditFact {
+  return {
+    action,
+    target: { type: "api_key", id: key.id },
+    details: { name: key.name, displayPrefix: key.displayPrefix, userId: key.userId, expiresAt: toIsoOrNull(key.expiresAt) },
+  };
 }
 
 /** First start on an empty data directory: organization `default` and its key. Returns the key, or undefined when set up already. */

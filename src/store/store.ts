@@ -1,4 +1,5 @@
 import type { AlertStore } from "./alert-store.js";
+import type { AuditStore } from "./audit-store.js";
 import type { Json } from "../domain/merge.js";
 import type { ConsoleLogType } from "../domain/console-logs.js";
 import type { Page, PageRequest } from "../domain/paging.js";
@@ -38,6 +39,7 @@ export interface Store
     SavedViewStore,
     AlertStore,
     DeletionStore,
+    AuditStore,
     CopyStore {}
 
 /** Connections and waiting requests of a database pool (PostgreSQL's), read when GET /metrics is scraped. */

@@ -2,6 +2,7 @@ import { after, before, describe } from "node:test";
 import type { Store } from "../../src/store/store.js";
 import { accountContract } from "./contract/accounts.js";
 import { alertContract } from "./contract/alerts.js";
+import { auditContract } from "./contract/audit.js";
 import { BACKENDS } from "./contract/backends.js";
 import { copyContract } from "./contract/copy.js";
 import { deletionContract } from "./contract/deletion.js";
@@ -46,6 +47,7 @@ for (const backend of BACKENDS) {
     describe("SavedViewStore: saved views of a project's page", () => savedViewContract(store));
     describe("AlertStore: alert destinations, rules, states, events and deliveries", () => alertContract(store));
     describe("DeletionStore: the trash, the purge and retention", () => deletionContract(store));
+    describe("AuditStore: the audit log", () => auditContract(store));
     describe("organization isolation, across the interfaces", () => isolationContract(store));
     // These open stores of their own: they need empty ones, or two.
     describe("SharedStateStore: state shared by processes", () => sharedStateContract(backend));

@@ -1,4 +1,5 @@
 // Every Store function of this backend, by the Store method it implements (compose.ts, BackendFunctions).
+export * from "./audit.js";
 export * from "./console-logs.js";
 export * from "./copy.js";
 export * from "./data-rows.js";
