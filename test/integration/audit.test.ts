@@ -292,6 +292,30 @@ describe("audit log", () => {
     await client.post("/api/runs/delete", { runIds: [run.runId] }, { "x-forwarded-for": "198.51.100.4" });
     assert.equal((await audit(client))[0]!.sourceIp, "127.0.0.1");
   });
+
+  it("records what retention and the purge (`stepwise gc`) do as the actor 'system'", async () => {
+    const { client } = await makeOrg(test);
+    const expired = await client.createRun({ projectName: "aging", runName: "old" });
+    assert.equal((await client.post("/api/runs/status/update", { runId: expired.runId, status: "COMPLETED" })).status, 200);
+    assert.equal((await json(client, "PUT", "/api/runs/retention", { projectName: "aging", policy: { maxAgeDays: 1 } })).status, 200);
+    const gone = await client.createRun({ projectName: "gone" });
+    assert.equal((await client.post("/api/runs/projects/delete", { projectName: "gone" })).status, 200);
+    const gc = await cli(test, ["gc", "--older-than", "0s"]);
+    assert.equal(gc.code, 0, gc.stderr);
+    const system = await audit(client, { actor: "system" });
+    const SYSTEM = { userId: null, apiKeyId: null, label: "system" };
+    // Retention first, then the purge (its runs in whichever order it takes them), then the emptied project.
+    const seen = system.map((e) => JSON.stringify([e.action, e.target, e.details, e.actor, e.sourceIp])).reverse();
+    const expected = [
+      ["runs.delete", { type: "run", id: String(expired.runId) }, { reason: "retention" }, SYSTEM, null],
+      ["runs.purge", { type: "run", id: String(expired.runId) }, { points: 0, files: 0 }, SYSTEM, null],
+      ["runs.purge", { type: "run", id: String(gone.runId) }, { points: 0, files: 0 }, SYSTEM, null],
+      ["project.purge", { type: "project", id: "gone" }, null, SYSTEM, null],
+    ].map((e) => JSON.stringify(e));
+    assert.equal(seen[0], expected[0]);
+    assert.deepEqual(seen.slice(1, 3).sort(), expected.slice(1, 3).sort());
+    assert.equal(seen[3], expected[3]);
+  });
 });
 
 describe("audit log behind a proxy (--trust-proxy)", () => {
