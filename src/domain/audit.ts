@@ -124,7 +124,7 @@ export function auditEntry(event: AuditEvent, at: number): NewAuditEntry {
  */
 export function auditDetailsText(details: { [key: string]: Json } | undefined): string | null {
   if (details === undefined || Object.keys(details).length === 0) return null;
-  const fits = (text: string) => Buffer.byteLength(text) <= MAX_AUDIT_DETAILS_BYTES;
+  const fits = (text: string) => new TextEncoder().encode(text).length <= MAX_AUDIT_DETAILS_BYTES;
   const whole = JSON.stringify(details);
   if (fits(whole)) return whole;
   const shortened: { [key: string]: Json } = {};

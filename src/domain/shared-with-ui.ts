@@ -17,6 +17,7 @@ export {
   MIN_STALLED_SECONDS,
 } from "./alerts/conditions.js";
 export { alertName, type ConditionInput, MAX_ALERT_NAME_LENGTH, normalizeCondition } from "./alerts/rules.js";
+export { AUDIT_ACTIONS, type AuditAction } from "./audit.js";
 export { CONSOLE_LOG_TYPES } from "./console-logs.js";
 export { AGGREGATIONS, DIRECTIONS } from "./leaderboard.js";
 export { logGroupOf } from "./log-names.js";

@@ -5,7 +5,7 @@ import { apiKey, onKeyRejected } from "./api.ts";
 import { ConnectionNotice } from "./components/common.tsx";
 import { lazy } from "./components/lazy.tsx";
 import { parseMlflowLink } from "./lib/mlflow-links.ts";
-import { Link, modelsPath, navigate, trashPath, useLocation } from "./router.tsx";
+import { auditPath, Link, modelsPath, navigate, trashPath, useLocation } from "./router.tsx";
 import { ComparePage } from "./views/compare.tsx";
 import { LeaderboardPage } from "./views/leaderboard.tsx";
 import { MlflowLinkPage } from "./views/mlflow-link.tsx";
@@ -16,6 +16,7 @@ import { RunsPage } from "./views/runs.tsx";
 import { SignInPage } from "./views/sign-in.tsx";
 import { TrashPage } from "./views/trash.tsx";
 
+const AuditPage = lazy("the audit log", () => import("./views/audit.tsx").then((module) => module.AuditPage));
 const ProjectSettingsPage = lazy("the settings", () => import("./views/project-settings.tsx").then((module) => module.ProjectSettingsPage));
 
 function Redirect({ to }: { to: string }) {
@@ -31,6 +32,7 @@ function View({ path, query, hash }: { path: string; query: URLSearchParams; has
   if (parts[0] === "models" && parts.length <= 2)
     return parts[1] === undefined ? <ModelsPage /> : <ModelPage key={parts[1]} name={parts[1]} />;
   if (parts.length === 0) return <Redirect to="/projects" />;
+  if (parts[0] === "audit" && parts.length === 1) return <AuditPage query={query} />;
   if (parts[0] === "trash" && parts.length === 1) {
     const projectName = query.get("projectName") ?? undefined;
     return <TrashPage key={projectName} projectName={projectName} />;
@@ -111,6 +113,7 @@ export function App() {
           <Link href="/projects">Projects</Link>
           <Link href={modelsPath}>Models</Link>
           <Link href={trashPath()}>Trash</Link>
+          <Link href={auditPath}>Audit log</Link>
         </nav>
         <button type="button" class="link" onClick={signOut}>
           Sign out

@@ -16,6 +16,7 @@ import type {
   TestDeliveryResponse,
   UpdateRuleBody,
 } from "../../src/http/schemas/alerts.ts";
+import type { AuditListResponse, AuditQuery as AuditQuerySchema } from "../../src/http/schemas/audit.ts";
 import type { SuccessResponse as SuccessSchema } from "../../src/http/schemas/common.ts";
 import type { FilesResponse } from "../../src/http/schemas/files.ts";
 import type {
@@ -134,6 +135,9 @@ export type RestoredRuns = Static<typeof RestoreRunsResponse>;
 export type DeletedProject = Static<typeof DeleteProjectResponse>;
 export type RestoredProject = Static<typeof RestoreProjectResponse>;
 export type Trash = Static<typeof TrashResponse>;
+export type AuditList = Static<typeof AuditListResponse>;
+export type AuditEntry = AuditList["entries"][number];
+export type AuditQuery = Partial<Static<typeof AuditQuerySchema>>;
 export type TrashedRun = Trash["runs"][number];
 
 /** Alerts (docs/api.md, "Alerts"): the organization's destinations and outbox, a project's rules and their events. */
