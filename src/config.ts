@@ -62,6 +62,15 @@ export interface Config {
   readonly alertsAllowHosts: string;
   /** An alert delivery that failed this many attempts is marked failed (retried by hand from then on). */
   readonly alertsMaxAttempts: number;
+  /**
+   * How long this process keeps a key or session it has read, with its member's role; "auto": 1 s
+   * on PostgreSQL (a round trip per request saved), 0 on SQLite (the read costs microseconds).
+   */
+  readonly authCacheTtl: "auto" | number;
+  /** A browser session unused this long ends (sign in again). */
+  readonly sessionIdleMs: number;
+  /** A browser session ends this long after sign-in, however active. */
+  readonly sessionMaxAgeMs: number;
   /** Alert deliveries this process sends at once; 0: this process sends none (others on the store do). */
   readonly alertsConcurrency: number;
 }
@@ -280,6 +289,30 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: "Empty: the embedded SQLite store in --data-dir. postgres://user:pass@host:port/db: that PostgreSQL database.",
     parse: (v) => parseDatabaseUrl(v),
     display: (v) => maskPassword(v),
+  },
+  {
+    key: "authCacheTtl",
+    flag: "--auth-cache-ttl",
+    env: "STEPWISE_AUTH_CACHE_TTL",
+    default: "auto",
+    doc: "How long a process keeps a key or session it has checked, with its role (e.g. 0, 500ms, 2s): a revocation, role change or removal made through another process takes effect within this; through this process, at once. auto: 1s on PostgreSQL, 0 on SQLite.",
+    parse: (v) => (v === "auto" ? "auto" : parseDuration(v, "auth-cache-ttl")),
+  },
+  {
+    key: "sessionIdleMs",
+    flag: "--session-idle",
+    env: "STEPWISE_SESSION_IDLE",
+    default: "12h",
+    doc: "A signed-in browser session unused this long ends (e.g. 30m, 12h); activity is recorded at most once a minute.",
+    parse: (v) => parsePositiveDuration(v, "session-idle"),
+  },
+  {
+    key: "sessionMaxAgeMs",
+    flag: "--session-max-age",
+    env: "STEPWISE_SESSION_MAX_AGE",
+    default: "7d",
+    doc: "A signed-in browser session ends this long after sign-in, however active (e.g. 1d, 7d).",
+    parse: (v) => parsePositiveDuration(v, "session-max-age"),
   },
   {
     key: "metricsEnabled",

@@ -140,7 +140,7 @@ export function auditDetailsText(details: { [key: string]: Json } | undefined): 
 
 /**
  * What the actor of a user is called: a person's email, a service account's name, else the user's
- * name, else its ID. (Users gain an email and a kind with Teams; before that they have a name.)
+ * name, else its ID.
  */
 export function actorLabel(user: { id: string; name?: string | null; email?: string | null; kind?: string | null }): string {
   if (user.kind !== "service" && user.email) return user.email;

@@ -99,9 +99,9 @@ export class AuditLog {
     return auditEntry(event, this.deps.clock.now());
   }
 
-  private async resolve({ orgId, actor }: AuditContext): Promise<AuditActor> {
+  private async resolve({ actor }: AuditContext): Promise<AuditActor> {
     if (actor.label !== undefined) return { userId: actor.userId, apiKeyId: actor.apiKeyId, label: actor.label };
-    const user = actor.userId === null ? undefined : (await this.deps.store.listUsers(orgId)).find((u) => u.id === actor.userId);
+    const user = actor.userId === null ? undefined : await this.deps.store.getUser(actor.userId);
     return { userId: actor.userId, apiKeyId: actor.apiKeyId, label: user ? actorLabel(user) : (actor.userId ?? "unknown") };
   }
 }

@@ -9,6 +9,7 @@ import { MlflowLoggedModels } from "./mlflow-logged-models.js";
 import { MlflowRuns } from "./mlflow-runs.js";
 import { RunLifecycle } from "./runs.js";
 import { DeletionService } from "./deletion.js";
+import { SessionService } from "./sessions.js";
 
 export type { ServiceDeps };
 
@@ -33,6 +34,8 @@ export interface Services {
   deletion: DeletionService;
   /** The organization's audit log: record an event, or a store write with its events; read a page. */
   audit: AuditLog;
+  /** Browser sessions: sign-in, the cookie's session, sign-out. */
+  sessions: SessionService;
 }
 
 /** The services of one application (src/app.ts builds them once, so state such as upload turns is shared by every route). */
@@ -52,5 +55,6 @@ export function createServices(deps: ServiceDeps): Services {
     mlflowLoggedModels: new MlflowLoggedModels(deps),
     deletion: new DeletionService(deps, audit),
     audit,
+    sessions: new SessionService(deps.store, deps.clock, { idleMs: deps.config.sessionIdleMs, maxAgeMs: deps.config.sessionMaxAgeMs }),
   };
 }

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { after, before, describe, it } from "node:test";
+import type { Role } from "../../src/domain/roles.js";
+import { issueKey } from "../../src/services/accounts.js";
 import type { ApiClient, LooseJson } from "../helpers/client.js";
 import { BIN, ManualClock, makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
 
@@ -245,6 +247,32 @@ describe("audit log", () => {
     assert.deepEqual(await audit(theirs.client), [], "nor does its refused attempt on another's run record anything");
     assert.equal((await mine.client.withKey(undefined).get("/api/audit")).status, 401);
     assert.equal((await mine.client.withKey("sw_wrong").get("/api/audit")).status, 401);
+  });
+
+  it("is for admins: a member's or viewer's key gets 403, an admin's and an owner's the log", async () => {
+    const { client, organization } = await makeOrg(test);
+    const store = test.server.store;
+    const keyOf = async (role: Role, email = `${role}-${Math.random().toString(36).slice(2, 8)}@example.com`) => {
+      const user = await store.createUser({ orgId: organization.id, email, name: role, kind: "person" }, Date.now());
+      await store.setMembership(organization.id, user.id, role, Date.now());
+      const grant = { orgId: organization.id, userId: user.id, name: role, expiresAt: null, role: null };
+      return client.withKey((await issueKey(store, grant, Date.now())).key);
+    };
+    const member = await keyOf("member", `member-${organization.slug}@example.com`);
+    const run = await member.createRun({ projectName: "roles" });
+    assert.equal((await member.post("/api/runs/delete", { runIds: [run.runId] })).status, 200, "a member may delete");
+    for (const role of ["viewer", "member"] as const) {
+      const refused = await (await keyOf(role)).get("/api/audit");
+      assert.equal(refused.status, 403, role);
+      assert.match(refused.body.error, new RegExp(`this requires the role 'admin' \\(your role: '${role}'\\)`));
+    }
+    const seen = await audit(await keyOf("admin"));
+    assert.deepEqual(
+      seen.map((e) => [e.action, e.actor.label]),
+      [["runs.delete", `member-${organization.slug}@example.com`]],
+      "a person's deletion is labelled with their email",
+    );
+    assert.equal((await audit(client)).length, 1, "the owner's key reads it too");
   });
 
   it("is append-only: no route changes or removes an entry", async () => {

@@ -2,9 +2,8 @@ import { ConfigError, parseDuration } from "../../config.js";
 import { CLI_ACTOR } from "../../domain/audit.js";
 import { DomainError } from "../../domain/errors.js";
 import { systemClock, toIso, toIsoOrNull } from "../../domain/time.js";
-import { issueKey } from "../../services/accounts.js";
+import { createOwnerAccount, issueKey, keyFact } from "../../services/accounts.js";
 import { AuditLog } from "../../services/audit.js";
-import { keyFact } from "../../services/accounts.js";
 import type { Store } from "../../store/store.js";
 import { DATA_DIR_HELP, expectArguments, openStore, STORE_OPTIONS, UsageError, type Command } from "../command.js";
 
@@ -74,11 +73,12 @@ async function organizationOf(store: Store, slug: unknown) {
 async function createKey(store: Store, values: Values, _args: string[], lifetime: number | undefined): Promise<number> {
   const organization = await organizationOf(store, values.org);
   const now = systemClock.now();
-  const user = (await store.listUsers(organization.id))[0] ?? (await store.createUser(organization.id, "admin", now));
+  const user = (await store.listUsers(organization.id))[0] ?? (await createOwnerAccount(store, organization.id, now));
   const name = typeof values.name === "string" ? values.name : "cli";
   const audit = { log: new AuditLog({ store, clock: systemClock }), by: { orgId: organization.id, actor: CLI_ACTOR, sourceIp: null } };
   const expiresAt = lifetime === undefined ? null : now + lifetime;
-  const { key, record } = await issueKey(store, organization.id, user.id, name, expiresAt, now, audit);
+  const grant = { orgId: organization.id, userId: user.id, name, expiresAt, role: null };
+  const { key, record } = await issueKey(store, grant, now, audit);
   const expiry = record.expiresAt === null ? "never expires" : `expires ${toIso(record.expiresAt)}`;
   console.log(`Created key ${record.id} '${record.name}' for organization '${organization.slug}' (${expiry}). Shown only this once:`);
   console.log(key);

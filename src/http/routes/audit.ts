@@ -7,7 +7,7 @@ const tags = ["audit"];
 
 /**
  * The organization's audit log, read-only (docs/api.md, "Audit log"): no route changes or removes an
- * entry. For admins (`config.role`, src/http/roles.ts).
+ * entry. For admins (`config.role`, src/http/auth.ts requiredRole).
  */
 export function auditRoutes({ services }: RouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
