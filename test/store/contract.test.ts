@@ -11,6 +11,7 @@ import { loggedModelContract } from "./contract/logged-models.js";
 import { logContract } from "./contract/logs.js";
 import { metricContract } from "./contract/metrics.js";
 import { mlflowContract } from "./contract/mlflow.js";
+import { oidcLoginContract } from "./contract/oidc-logins.js";
 import { modelRegistryContract } from "./contract/model-registry.js";
 import { projectContract } from "./contract/projects.js";
 import { runContract } from "./contract/runs.js";
@@ -46,6 +47,7 @@ for (const backend of BACKENDS) {
     describe("SavedViewStore: saved views of a project's page", () => savedViewContract(store));
     describe("AlertStore: alert destinations, rules, states, events and deliveries", () => alertContract(store));
     describe("DeletionStore: the trash, the purge and retention", () => deletionContract(store));
+    describe("OidcLoginStore: pending single sign-ins", () => oidcLoginContract(store));
     describe("organization isolation, across the interfaces", () => isolationContract(store));
     // These open stores of their own: they need empty ones, or two.
     describe("SharedStateStore: state shared by processes", () => sharedStateContract(backend));
