@@ -1,3 +1,4 @@
+import cookie from "@fastify/cookie";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
@@ -25,6 +26,7 @@ import { runWriteRoutes } from "./http/routes/runs.js";
 import { savedViewRoutes } from "./http/routes/saved-views.js";
 import { alertRoutes } from "./http/routes/alerts.js";
 import { deletionRoutes } from "./http/routes/deletion.js";
+import { sessionRoutes, signOutRoutes } from "./http/routes/sessions.js";
 import { FieldFilterTerm, RunFilterGrammar } from "./http/schemas/run-list.js";
 import { rejectIllFormedText, rejectNonFiniteNumbers, requestIdOf, requestLogFields } from "./http/request-guards.js";
 import { pageNotFound, webUiRoutes } from "./http/web-ui.js";
@@ -88,11 +90,14 @@ export async function buildApp(deps: AppDeps, services: Services = createService
   await app.register(swaggerUi, { routePrefix: "/api/docs" });
   app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
+  await app.register(cookie);
   await app.register(healthRoutes(routeDeps));
+  await app.register(signOutRoutes(routeDeps));
   await app.register(webUiRoutes(undefined, deps.blobs.direct?.origin));
   await app.register(signedFileRoutes(routeDeps));
   await app.register(async (api) => {
-    api.addHook("onRequest", authenticate(deps.store, deps.clock));
+    api.addHook("onRequest", authenticate(deps.store, deps.clock, services.sessions, deps.config.publicUrl));
+    await api.register(sessionRoutes(routeDeps));
     await api.register(projectRoutes(routeDeps));
     await api.register(runWriteRoutes(routeDeps));
     await api.register(runDetailRoutes(routeDeps));

@@ -56,6 +56,10 @@ export interface Config {
   readonly alertsAllowHosts: string;
   /** An alert delivery that failed this many attempts is marked failed (retried by hand from then on). */
   readonly alertsMaxAttempts: number;
+  /** A browser session unused this long ends (sign in again). */
+  readonly sessionIdleMs: number;
+  /** A browser session ends this long after sign-in, however active. */
+  readonly sessionMaxAgeMs: number;
   /** Alert deliveries this process sends at once; 0: this process sends none (others on the store do). */
   readonly alertsConcurrency: number;
   /** OpenID Connect single sign-on: the provider's issuer URL (discovery at <issuer>/.well-known/openid-configuration); empty: off. */
@@ -277,6 +281,22 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: "Empty: the embedded SQLite store in --data-dir. postgres://user:pass@host:port/db: that PostgreSQL database.",
     parse: (v) => parseDatabaseUrl(v),
     display: (v) => maskPassword(v),
+  },
+  {
+    key: "sessionIdleMs",
+    flag: "--session-idle",
+    env: "STEPWISE_SESSION_IDLE",
+    default: "12h",
+    doc: "A signed-in browser session unused this long ends (e.g. 30m, 12h); activity is recorded at most once a minute.",
+    parse: (v) => parsePositiveDuration(v, "session-idle"),
+  },
+  {
+    key: "sessionMaxAgeMs",
+    flag: "--session-max-age",
+    env: "STEPWISE_SESSION_MAX_AGE",
+    default: "7d",
+    doc: "A signed-in browser session ends this long after sign-in, however active (e.g. 1d, 7d).",
+    parse: (v) => parsePositiveDuration(v, "session-max-age"),
   },
   {
     key: "metricsEnabled",

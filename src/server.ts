@@ -20,6 +20,8 @@ export interface RunningServer {
   url: string;
   app: FastifyInstance;
   store: Store;
+  /** The application's services (tests sign people in through sessions with them). */
+  services: Services;
   /** The server's own metrics (GET /metrics); the alert delivery worker counts its outcomes with `alertDelivery`. */
   metrics: ServerMetrics;
   staleMonitor: StaleRunMonitor;
@@ -99,7 +101,7 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
         blobs.close();
         await store.close();
       })());
-    return { url, app, store, metrics, staleMonitor, alerts, purgeMonitor, bootstrapKey, close };
+    return { url, app, store, services, metrics, staleMonitor, alerts, purgeMonitor, bootstrapKey, close };
   } catch (error) {
     await app.close();
     blobs.close();

@@ -59,6 +59,24 @@ export function isCanonicalNumber(text: string): boolean {
   return /^(0|[1-9]\d{0,15})$/.test(text);
 }
 
+/** The prefix of a signed URL's minter when a browser session, not a key, made it. */
+const SESSION_MINTER = "session:";
+
+/** Who mints a signed URL: the request's key, else its session (docs/semantics.md, "Signed file URLs"). */
+export function minterOf(auth: { apiKeyId: string | null; sessionId: string | null }): string {
+  return auth.apiKeyId ?? `${SESSION_MINTER}${auth.sessionId}`;
+}
+
+/** The session ID of a minter that is a session, else undefined (a key ID). */
+export function sessionOfMinter(minter: string): string | undefined {
+  return minter.startsWith(SESSION_MINTER) ? minter.slice(SESSION_MINTER.length) : undefined;
+}
+
+/** A signed URL a session made works only while that session has not ended (signed out, expired, member removed). */
+export function checkMintingSession(session: { endedAt: number | null; expiresAt: number } | undefined, now: number): void {
+  if (!session || session.endedAt !== null || session.expiresAt <= now) throw forbidden("signed URL was made by a session that has ended");
+}
+
 /** A signed URL works only while the key that minted it could still mint it: not revoked, not expired. */
 export function checkMintingKey(key: { expiresAt: number | null; revokedAt: number | null } | undefined, now: number): void {
   if (!key || key.revokedAt !== null) throw forbidden("signed URL was made with an API key that has been revoked");

@@ -24,6 +24,7 @@ export const ERROR_CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
   INVALID_API_KEY: { status: 401, mlflowCode: "UNAUTHENTICATED" },
   EXPIRED_API_KEY: { status: 401, mlflowCode: "UNAUTHENTICATED" },
   REVOKED_API_KEY: { status: 401, mlflowCode: "UNAUTHENTICATED" },
+  INVALID_SESSION: { status: 401, mlflowCode: "UNAUTHENTICATED" },
   FORBIDDEN: { status: 403, mlflowCode: "PERMISSION_DENIED" },
   RUN_NOT_FOUND: { status: 404, mlflowCode: "RESOURCE_DOES_NOT_EXIST" },
   PROJECT_NOT_FOUND: { status: 404, mlflowCode: "RESOURCE_DOES_NOT_EXIST" },

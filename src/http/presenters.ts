@@ -1,5 +1,5 @@
 import { toIso, toIsoOrNull } from "../domain/time.js";
-import type { Alert, LogName, Run, StatusEvent } from "../store/store.js";
+import type { Alert, LogName, Run, StatusEvent, User } from "../store/store.js";
 import { runUrl } from "../domain/web-urls.js";
 
 /** Run → the full details response (docs/semantics.md, Runs: fields), with the fork fields of the by-ID variant. */
@@ -55,4 +55,9 @@ export function toStatusEvent(event: StatusEvent) {
 
 export function toAlert(alert: Alert) {
   return { ...alert, timestamp: toIsoOrNull(alert.timestamp), createdAt: toIso(alert.createdAt) };
+}
+
+/** A user as the API shows it: never its password hash. */
+export function presentUser(user: User) {
+  return { id: user.id, email: user.email, name: user.name, kind: user.kind };
 }

@@ -23,3 +23,18 @@ export function downloadUrl(base: string, fileId: number, fileName: string, sign
 function signatureQuery({ expires, key, sig }: Signature): string {
   return `expires=${expires}&key=${encodeURIComponent(key)}&sig=${sig}`;
 }
+
+/**
+ * The origins this server's own pages come from: the configured public URL's, and the one the
+ * request reached (scheme and Host). A browser's Origin header on a cookie-authorized write must be one.
+ */
+export function ownOrigins(request: FastifyRequest, publicUrl: string): string[] {
+  const origins = [`${request.protocol}://${request.host}`];
+  if (publicUrl) origins.push(new URL(publicUrl).origin);
+  return origins;
+}
+
+/** Whether the browser reached this server over HTTPS: session cookies are then `Secure`. */
+export function servedOverHttps(request: FastifyRequest, publicUrl: string): boolean {
+  return request.protocol === "https" || publicUrl.startsWith("https:");
+}

@@ -1,7 +1,8 @@
 import { generateApiKey } from "../domain/api-keys.js";
 import { DomainError, invalidInput } from "../domain/errors.js";
+import type { Role } from "../domain/roles.js";
 import type { Clock } from "../domain/time.js";
-import type { ApiKeyRecord, Organization, Store } from "../store/store.js";
+import type { ApiKeyRecord, Organization, Store, User } from "../store/store.js";
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
@@ -15,14 +16,33 @@ export async function createOrganizationWithKey(
     throw invalidInput(`slug: '${slug}' must be 1-63 lowercase letters, digits or '-', starting with a letter or digit`);
   const now = clock.now();
   const organization = await store.createOrganization(slug, now);
-  const user = await store.createUser(organization.id, "admin", now);
-  const { key, record } = await issueKey(store, organization.id, user.id, "default", null, now);
+  const user = await createOwnerAccount(store, organization.id, now);
+  const { key, record } = await issueKey(
+    store,
+    { orgId: organization.id, userId: user.id, name: "default", expiresAt: null, role: null },
+    now,
+  );
   return { organization, key, record };
 }
 
-export async function issueKey(store: Store, orgId: string, userId: string, name: string, expiresAt: number | null, now: number) {
+/**
+ * The service account "admin" owning a new organization: the first key belongs to it, as keys made
+ * before people and roles existed do (docs/semantics.md, "People, roles and sign-in").
+ */
+export async function createOwnerAccount(store: Store, orgId: string, now: number): Promise<User> {
+  const user = await store.createUser({ orgId, email: null, name: "admin", kind: "service" }, now);
+  await store.setMembership(orgId, user.id, "owner", now);
+  return user;
+}
+
+/** A new key for a member (or service account) of the organization; the key is returned once, never stored. */
+export async function issueKey(
+  store: Store,
+  grant: { orgId: string; userId: string; name: string; expiresAt: number | null; role: Role | null },
+  now: number,
+) {
   const { key, keyHash, displayPrefix } = generateApiKey();
-  const record = await store.createApiKey({ orgId, userId, name, keyHash, displayPrefix, createdAt: now, expiresAt });
+  const record = await store.createApiKey({ ...grant, keyHash, displayPrefix, createdAt: now });
   return { key, record };
 }
 

@@ -8,6 +8,7 @@ import { MlflowLoggedModels } from "./mlflow-logged-models.js";
 import { MlflowRuns } from "./mlflow-runs.js";
 import { RunLifecycle } from "./runs.js";
 import { DeletionService } from "./deletion.js";
+import { SessionService } from "./sessions.js";
 
 export type { ServiceDeps };
 
@@ -30,6 +31,8 @@ export interface Services {
   alerts: AlertService;
   /** Delete and restore runs and projects, the trash, retention policies. */
   deletion: DeletionService;
+  /** Browser sessions: sign-in, the cookie's session, sign-out. */
+  sessions: SessionService;
 }
 
 /** The services of one application (src/app.ts builds them once, so state such as upload turns is shared by every route). */
@@ -47,5 +50,6 @@ export function createServices(deps: ServiceDeps): Services {
     mlflowRuns: new MlflowRuns(deps, runs, ingest),
     mlflowLoggedModels: new MlflowLoggedModels(deps),
     deletion: new DeletionService(deps),
+    sessions: new SessionService(deps.store, deps.clock, { idleMs: deps.config.sessionIdleMs, maxAgeMs: deps.config.sessionMaxAgeMs }),
   };
 }

@@ -6,7 +6,8 @@
  *
  * Value types on the way: `text` a string, `integer` and `real` a number, `json` JSON text (as the
  * client's values were stored, key order kept), `blob` bytes; any of them may be null.
- * Leases are left out: they describe running processes, not data.
+ * Leases and browser sessions are left out: they describe running processes and signed-in
+ * browsers, not data (after a copy, people sign in again).
  */
 export type CopyColumnType = "text" | "integer" | "real" | "json" | "blob";
 
@@ -29,7 +30,16 @@ const t = (name: string, key: string[], columns: Record<string, CopyColumnType>)
 
 export const COPY_TABLES: readonly CopyTable[] = [
   t("organizations", ["id"], { id: "text", slug: "text", created_at: "integer" }),
-  t("users", ["id"], { id: "text", org_id: "text", name: "text", created_at: "integer" }),
+  t("users", ["id"], {
+    id: "text",
+    org_id: "text",
+    name: "text",
+    created_at: "integer",
+    email: "text",
+    kind: "text",
+    password_hash: "text",
+  }),
+  t("memberships", ["org_id", "user_id"], { org_id: "text", user_id: "text", role: "text", created_at: "integer" }),
   t("api_keys", ["id"], {
     id: "text",
     org_id: "text",
@@ -40,6 +50,7 @@ export const COPY_TABLES: readonly CopyTable[] = [
     created_at: "integer",
     expires_at: "integer",
     revoked_at: "integer",
+    role: "text",
   }),
   t("projects", ["id"], {
     id: "integer",

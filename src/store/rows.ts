@@ -1,3 +1,4 @@
+import type { Role } from "../domain/roles.js";
 import type { Json } from "../domain/merge.js";
 import type { ColumnSort } from "../domain/run-list.js";
 import type { RunStatus, StatusSource } from "../domain/status.js";
@@ -56,9 +57,10 @@ export interface ApiKeyRow {
   created_at: number;
   expires_at: number | null;
   revoked_at: number | null;
+  role: Role | null;
 }
 
-export const API_KEY_COLUMNS = "id, org_id, user_id, name, display_prefix, created_at, expires_at, revoked_at";
+export const API_KEY_COLUMNS = "id, org_id, user_id, name, display_prefix, created_at, expires_at, revoked_at, role";
 
 export const toApiKey = (row: ApiKeyRow): ApiKeyRecord => ({
   id: row.id,
@@ -69,6 +71,7 @@ export const toApiKey = (row: ApiKeyRow): ApiKeyRecord => ({
   createdAt: row.created_at,
   expiresAt: row.expires_at,
   revokedAt: row.revoked_at,
+  role: row.role,
 });
 
 /**

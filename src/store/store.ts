@@ -1,4 +1,5 @@
 import type { AlertStore } from "./alert-store.js";
+import type { Role } from "../domain/roles.js";
 import type { Json } from "../domain/merge.js";
 import type { ConsoleLogType } from "../domain/console-logs.js";
 import type { Page, PageRequest } from "../domain/paging.js";
@@ -68,23 +69,64 @@ export interface StoreConnection {
   }): Promise<{ bytesBefore: number; bytesAfter: number; freeBytesLeft: number }>;
 }
 
-/** Organizations, users and API keys (docs/semantics.md). */
+/** Organizations, users, memberships, API keys and sessions (docs/semantics.md, "People, roles and sign-in"). */
 export interface AccountStore {
   createOrganization(slug: string, now: number): Promise<Organization>;
   listOrganizations(): Promise<Organization[]>;
   getOrganizationBySlug(slug: string): Promise<Organization | undefined>;
-  createUser(orgId: string, name: string, now: number): Promise<User>;
-  /** Users of the organization, oldest first. */
+  /** Throws CONFLICT when a person of that email exists. The user is nobody's member yet (setMembership). */
+  createUser(user: NewUser, now: number): Promise<User>;
+  getUser(userId: string): Promise<User | undefined>;
+  /** The person of that email (lowercased by the caller, domain/people.ts). */
+  getUserByEmail(email: string): Promise<User | undefined>;
+  /** The user's password hash (domain/passwords.ts), or undefined when none is set. */
+  getPasswordHash(userId: string): Promise<string | undefined>;
+  setPasswordHash(userId: string, hash: string | null): Promise<void>;
+  /** Users who are members of the organization, oldest first (legacy: the users created in it). */
   listUsers(orgId: string): Promise<User[]>;
+  /**
+   * Makes the user a member with that role, or changes its role. Throws CONFLICT when that would
+   * leave the organization without an owner (domain/roles.ts assertOwnerRemains).
+   */
+  setMembership(orgId: string, userId: string, role: Role, now: number): Promise<Membership>;
+  getMembership(orgId: string, userId: string): Promise<Membership | undefined>;
+  /**
+   * Ends a membership, revoking the user's keys in the organization and ending its sessions there,
+   * in one transaction: a removed user's keys stop working at once. False when it was no member;
+   * CONFLICT when it is the last owner.
+   */
+  removeMembership(orgId: string, userId: string, now: number): Promise<boolean>;
+  /** The organization's members with their users, oldest membership first. */
+  listMembers(orgId: string): Promise<Member[]>;
+  /** The organizations the user belongs to, by slug. */
+  listMemberships(userId: string): Promise<(Membership & { orgSlug: string })[]>;
   /** Throws CONFLICT when the key hash already exists (practically impossible with 128 random bits). */
   createApiKey(input: NewApiKey): Promise<ApiKeyRecord>;
-  /** The key with its organization, whatever its expiry or revocation (the caller tells those apart). */
-  getApiKeyByHash(keyHash: string): Promise<(ApiKeyRecord & { orgSlug: string }) | undefined>;
+  /**
+   * The key with its organization and its owner's role there now (null once the owner is no longer
+   * a member), whatever its expiry or revocation (the caller tells those apart). One query: every
+   * authenticated request makes it.
+   */
+  getApiKeyByHash(keyHash: string): Promise<(ApiKeyRecord & { orgSlug: string; memberRole: Role | null }) | undefined>;
   /** A key by its ID, revoked or not (signed file URLs name the key that minted them). */
   getApiKey(keyId: string): Promise<ApiKeyRecord | undefined>;
   listApiKeys(orgId: string): Promise<ApiKeyRecord[]>;
   /** Soft delete. Returns the key as revoked, or undefined when no such key exists. Revoking twice keeps the first time. */
   revokeApiKey(keyId: string, now: number): Promise<ApiKeyRecord | undefined>;
+  createSession(session: NewSession): Promise<void>;
+  /**
+   * The session of that token hash with its organization and the user's role there now (null once
+   * no longer a member), ended or expired too (domain/sessions.ts tells those apart). One query.
+   */
+  getSessionByHash(tokenHash: string): Promise<(SessionRecord & { orgSlug: string; memberRole: Role | null }) | undefined>;
+  /** A session by its ID, live or not (signed file URLs name the session that minted them). */
+  getSession(sessionId: string): Promise<SessionRecord | undefined>;
+  /** Records activity (the idle expiry counts from it). */
+  touchSession(sessionId: string, now: number): Promise<void>;
+  /** Moves the session to another organization (the caller checked the membership). */
+  setSessionOrganization(sessionId: string, orgId: string): Promise<void>;
+  /** Ends the session for good; ending twice keeps the first time. */
+  endSession(sessionId: string, now: number): Promise<void>;
 }
 
 export interface ProjectStore {
@@ -804,11 +846,51 @@ export interface Organization {
   createdAt: number;
 }
 
-export interface User {
-  id: string;
+export type UserKind = "person" | "service";
+
+export interface NewUser {
+  /** The organization the user is created in (a service account's only one). */
   orgId: string;
+  /** A person's email, lowercased; null for a service account. */
+  email: string | null;
+  /** A person's display name, or a service account's name. */
   name: string;
+  kind: UserKind;
+}
+
+export interface User extends NewUser {
+  id: string;
   createdAt: number;
+}
+
+export interface Membership {
+  orgId: string;
+  userId: string;
+  role: Role;
+  createdAt: number;
+}
+
+export interface Member extends Membership {
+  user: User;
+}
+
+export interface NewSession {
+  id: string;
+  /** SHA-256 of the cookie's token; the token itself is never stored. */
+  tokenHash: string;
+  userId: string;
+  orgId: string;
+  csrfToken: string;
+  createdAt: number;
+  /** The absolute expiry (the idle one counts from lastSeenAt). */
+  expiresAt: number;
+  sourceIp: string | null;
+  userAgent: string | null;
+}
+
+export interface SessionRecord extends Omit<NewSession, "tokenHash"> {
+  lastSeenAt: number;
+  endedAt: number | null;
 }
 
 export interface NewApiKey {
@@ -820,6 +902,8 @@ export interface NewApiKey {
   displayPrefix: string;
   createdAt: number;
   expiresAt: number | null;
+  /** At most the owner's role; null: the owner's role, whatever it becomes. */
+  role: Role | null;
 }
 
 export interface ApiKeyRecord {
@@ -831,6 +915,7 @@ export interface ApiKeyRecord {
   createdAt: number;
   expiresAt: number | null;
   revokedAt: number | null;
+  role: Role | null;
 }
 
 /** Who made a write, recorded on status history events. */

@@ -9,6 +9,7 @@ const PUBLIC_PATHS = new Set([
   "/api/health",
   "/api/health/ready",
   "/api/openapi.json",
+  "/api/auth/sign-out",
   "/files/upload/{fileId}",
   "/files/download/{fileId}/{fileName}",
 ]);
@@ -33,18 +34,23 @@ describe("authentication", () => {
 
   async function keyFor(expiresAt: number | null) {
     const [user] = await test.server.store.listUsers(org.organization.id);
-    const { key, record } = await issueKey(test.server.store, org.organization.id, user!.id, "test", expiresAt, clock.now());
+    const { key, record } = await issueKey(
+      test.server.store,
+      { orgId: org.organization.id, userId: user!.id, name: "test", expiresAt, role: null },
+      clock.now(),
+    );
     return { key, id: record.id, client: new ApiClient(test.url, key) };
   }
 
-  it("validates a key: GET /api/runs/auth/validate gives the organization and user of the key", async () => {
+  it("validates a key: GET /api/runs/auth/validate gives the organization, the real user of the key and its role", async () => {
     const response = await org.client.get("/api/runs/auth/validate");
     assert.equal(response.status, 200);
     const [user] = await test.server.store.listUsers(org.organization.id);
     assert.deepEqual(response.body, {
       valid: true,
       organization: { id: org.organization.id, slug: org.organization.slug },
-      user: { id: user!.id },
+      user: { id: user!.id, email: null, name: "admin", kind: "service" },
+      role: "owner",
     });
   });
 

@@ -67,7 +67,11 @@ describe("signed URLs: canonical signatures, and the minting key's revocation", 
   it("stops a revoked key's upload and download URLs, and only that key's", async () => {
     const kept = await makeOrg(test);
     const [first] = await test.server.store.listApiKeys(kept.organization.id);
-    const { key, record } = await issueKey(test.server.store, kept.organization.id, first!.userId, "second", null, Date.now());
+    const { key, record } = await issueKey(
+      test.server.store,
+      { orgId: kept.organization.id, userId: first!.userId, name: "second", expiresAt: null, role: null },
+      Date.now(),
+    );
     const other = kept.client.withKey(key);
     const run = await kept.client.createRun({ projectName: "revocation" });
     const keptUpload = await registerFile(kept.client, run, "kept.png");

@@ -1,7 +1,7 @@
 import { ConfigError, parseDuration } from "../../config.js";
 import { DomainError } from "../../domain/errors.js";
 import { systemClock, toIso, toIsoOrNull } from "../../domain/time.js";
-import { issueKey } from "../../services/accounts.js";
+import { createOwnerAccount, issueKey } from "../../services/accounts.js";
 import type { Store } from "../../store/store.js";
 import { DATA_DIR_HELP, expectArguments, openStore, STORE_OPTIONS, UsageError, type Command } from "../command.js";
 
@@ -71,9 +71,10 @@ async function organizationOf(store: Store, slug: unknown) {
 async function createKey(store: Store, values: Values, _args: string[], lifetime: number | undefined): Promise<number> {
   const organization = await organizationOf(store, values.org);
   const now = systemClock.now();
-  const user = (await store.listUsers(organization.id))[0] ?? (await store.createUser(organization.id, "admin", now));
+  const user = (await store.listUsers(organization.id))[0] ?? (await createOwnerAccount(store, organization.id, now));
   const name = typeof values.name === "string" ? values.name : "cli";
-  const { key, record } = await issueKey(store, organization.id, user.id, name, lifetime === undefined ? null : now + lifetime, now);
+  const expiresAt = lifetime === undefined ? null : now + lifetime;
+  const { key, record } = await issueKey(store, { orgId: organization.id, userId: user.id, name, expiresAt, role: null }, now);
   const expiry = record.expiresAt === null ? "never expires" : `expires ${toIso(record.expiresAt)}`;
   console.log(`Created key ${record.id} '${record.name}' for organization '${organization.slug}' (${expiry}). Shown only this once:`);
   console.log(key);

@@ -6,6 +6,9 @@ import { DomainError, invalidInput, runNotFound } from "../../domain/errors.js";
 import { contentDispositionOf, contentTypeOfFile } from "../../domain/files.js";
 import {
   checkMintingKey,
+  checkMintingSession,
+  minterOf,
+  sessionOfMinter,
   DOWNLOAD_URL_TTL_MS,
   isCanonicalNumber,
   type SignedAction,
@@ -58,7 +61,7 @@ export function fileRoutes({ store, clock, config, blobs, signingSecret, service
         for (const file of stored) {
           const url = blobs.direct
             ? await blobs.direct.uploadUrl(blobRefOf(file), now, UPLOAD_URL_TTL_MS)
-            : uploadUrl(base, file.id, sign(signingSecret, "upload", file.id, now + UPLOAD_URL_TTL_MS, request.auth.apiKeyId));
+            : uploadUrl(base, file.id, sign(signingSecret, "upload", file.id, now + UPLOAD_URL_TTL_MS, minterOf(request.auth)));
           let group = urls.get(file.logName);
           if (!group) urls.set(file.logName, (group = []));
           group.push(Object.fromEntries([[file.fileName, url]]));
@@ -78,7 +81,7 @@ export function fileRoutes({ store, clock, config, blobs, signingSecret, service
         const listed = await files.list(request.auth.orgId, run.id, { logName, logGroup });
         const url = (file: StoredFile) => {
           if (!blobs.direct) {
-            const signature = sign(signingSecret, "download", file.id, now + DOWNLOAD_URL_TTL_MS, request.auth.apiKeyId);
+            const signature = sign(signingSecret, "download", file.id, now + DOWNLOAD_URL_TTL_MS, minterOf(request.auth));
             return downloadUrl(base, file.id, file.fileName, signature);
           }
           const contentType = contentTypeOfFile(file.fileType, file.fileName);
@@ -117,8 +120,10 @@ const signedErrors = { 403: ErrorResponse, 404: ErrorResponse };
 export function signedFileRoutes({ store, clock, signingSecret, services: { files } }: RouteDeps): FastifyPluginAsyncTypebox {
   const verifySignedUrl = async (action: SignedAction, fileId: number, query: Parameters<typeof verify>[3]) => {
     const now = clock.now();
-    const keyId = verify(signingSecret, action, fileId, query, now);
-    checkMintingKey(await store.getApiKey(keyId), now);
+    const minter = verify(signingSecret, action, fileId, query, now);
+    const sessionId = sessionOfMinter(minter);
+    if (sessionId === undefined) checkMintingKey(await store.getApiKey(minter), now);
+    else checkMintingSession(await store.getSession(sessionId), now);
   };
   return async (app) => {
     // Clients upload with any content type (image/png, text/plain, even "mask"): every body is a byte stream here.

@@ -1,3 +1,5 @@
+import { DomainError } from "../../domain/errors.js";
+import { presentUser } from "../presenters.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { RouteDeps } from "../deps.js";
 import { toIso } from "../../domain/time.js";
@@ -42,8 +44,10 @@ export function projectRoutes({ store }: RouteDeps): FastifyPluginAsyncTypebox {
       "/api/runs/auth/validate",
       { schema: { tags: ["auth"], response: { 200: ValidateKeyResponse, 401: STANDARD_ERRORS[401] } } },
       async (request) => {
-        const { orgId, orgSlug, userId } = request.auth;
-        return { valid: true, organization: { id: orgId, slug: orgSlug }, user: { id: userId } };
+        const { orgId, orgSlug, userId, role } = request.auth;
+        const user = await store.getUser(userId);
+        if (!user) throw new DomainError("INVALID_API_KEY", "the key's user no longer exists");
+        return { valid: true, organization: { id: orgId, slug: orgSlug }, user: presentUser(user), role };
       },
     );
 

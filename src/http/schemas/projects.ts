@@ -1,4 +1,5 @@
 import { Type } from "typebox";
+import { RoleSchema, UserItem } from "./sessions.js";
 import { Timestamp } from "./common.js";
 
 export const ProjectItem = Type.Object({
@@ -21,7 +22,8 @@ export const MlflowExperimentIdParams = Type.Object({
 export const ValidateKeyResponse = Type.Object({
   valid: Type.Boolean(),
   organization: Type.Object({ id: Type.String(), slug: Type.String() }),
-  user: Type.Object({ id: Type.String() }),
+  user: UserItem,
+  role: RoleSchema,
 });
 
 export const SlugResponse = Type.Object({ organization: Type.Object({ slug: Type.String() }) });

@@ -2,16 +2,6 @@ import { API_KEY_COLUMNS, toApiKey, type ApiKeyRow } from "../rows.js";
 import type { ApiKeyRecord } from "../store.js";
 import { row, rows, run, type Sql } from "./db.js";
 
-export async function getApiKeyByHash(sql: Sql, keyHash: string): Promise<(ApiKeyRecord & { orgSlug: string }) | undefined> {
-  const found = await row<ApiKeyRow & { slug: string }>(
-    sql,
-    `SELECT k.id, k.org_id, k.user_id, k.name, k.display_prefix, k.created_at, k.expires_at, k.revoked_at, o.slug
-     FROM api_keys k JOIN organizations o ON o.id = k.org_id WHERE k.key_hash = $1`,
-    [keyHash],
-  );
-  return found && { ...toApiKey(found), orgSlug: found.slug };
-}
-
 export async function getApiKey(sql: Sql, keyId: string): Promise<ApiKeyRecord | undefined> {
   const found = await row<ApiKeyRow>(sql, `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = $1`, [keyId]);
   return found && toApiKey(found);

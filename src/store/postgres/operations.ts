@@ -16,6 +16,7 @@ import { postgresDeletionOperations } from "./deletion.js";
 import { getLoggedModel, writeLoggedModel } from "./logged-models.js";
 import { getSavedView, insertSavedView, writeSavedView } from "./saved-views.js";
 import { postgresAlertOperations } from "./alerts.js";
+import { postgresAccountOperations } from "./accounts.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { postgresMetricWrites } from "./metrics.js";
 
@@ -179,14 +180,6 @@ export function postgresOperations(sql: Sql): Async<Operations> {
         organization.createdAt,
       ]);
     },
-    insertApiKey: async (id, key) => {
-      await run(
-        sql,
-        `INSERT INTO api_keys (id, org_id, user_id, name, key_hash, display_prefix, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [id, key.orgId, key.userId, key.name, key.keyHash, key.displayPrefix, key.createdAt, key.expiresAt],
-      );
-    },
 
     getProject: (orgId, projectId) => projectOfId(sql, PROJECT_READ, orgId, projectId),
     getMlflowProject: (orgId, projectId, lock) => getMlflowProject(sql, orgId, projectId, lock),
@@ -225,6 +218,7 @@ export function postgresOperations(sql: Sql): Async<Operations> {
     writeSavedView: (orgId, viewId, name, stateText, now) => writeSavedView(sql, orgId, viewId, name, stateText, now),
     getSavedView: (orgId, viewId) => getSavedView(sql, orgId, viewId),
     ...postgresAlertOperations(sql),
+    ...postgresAccountOperations(sql),
     lockMlflowRun: (orgId, runId) => getMlflowRun(sql, orgId, runId, true),
     getMlflowRun: (orgId, runId) => getMlflowRun(sql, orgId, runId),
     writeRunMlflow: async (runId, mlflowRow, now) => {

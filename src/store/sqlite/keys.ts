@@ -2,16 +2,6 @@ import { API_KEY_COLUMNS, toApiKey, type ApiKeyRow } from "../rows.js";
 import type { ApiKeyRecord } from "../store.js";
 import type { Statements } from "./statements.js";
 
-export function getApiKeyByHash(s: Statements, keyHash: string): (ApiKeyRecord & { orgSlug: string }) | undefined {
-  const row = s
-    .get(
-      `SELECT k.id, k.org_id, k.user_id, k.name, k.display_prefix, k.created_at, k.expires_at, k.revoked_at, o.slug
-       FROM api_keys k JOIN organizations o ON o.id = k.org_id WHERE k.key_hash = ?`,
-    )
-    .get(keyHash) as (ApiKeyRow & { slug: string }) | undefined;
-  return row && { ...toApiKey(row), orgSlug: row.slug };
-}
-
 export function getApiKey(s: Statements, keyId: string): ApiKeyRecord | undefined {
   const row = s.get(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(keyId) as ApiKeyRow | undefined;
   return row && toApiKey(row);

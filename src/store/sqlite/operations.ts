@@ -12,6 +12,7 @@ import { sqliteDeletionOperations } from "./deletion.js";
 import { getLoggedModel, writeLoggedModel } from "./logged-models.js";
 import { getSavedView, insertSavedView, writeSavedView } from "./saved-views.js";
 import { sqliteAlertOperations } from "./alerts.js";
+import { sqliteAccountOperations } from "./accounts.js";
 import { metricReadOperations } from "./metric-reads.js";
 import { sqliteMetricWrites } from "./metrics.js";
 import { getOrCreateProjectRow, projectNamed, projectOfId } from "./projects.js";
@@ -160,12 +161,6 @@ export function sqliteOperations(s: Statements): Operations {
         organization.createdAt,
       );
     },
-    insertApiKey: (id, key) => {
-      s.get(
-        `INSERT INTO api_keys (id, org_id, user_id, name, key_hash, display_prefix, created_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(id, key.orgId, key.userId, key.name, key.keyHash, key.displayPrefix, key.createdAt, key.expiresAt);
-    },
 
     getProject: (orgId, projectId) => projectOfId(s, PROJECT_READ, orgId, projectId),
     getMlflowProject: (orgId, projectId) => getMlflowProject(s, orgId, projectId),
@@ -204,6 +199,7 @@ export function sqliteOperations(s: Statements): Operations {
     writeSavedView: (orgId, viewId, name, stateText, now) => writeSavedView(s, orgId, viewId, name, stateText, now),
     getSavedView: (orgId, viewId) => getSavedView(s, orgId, viewId),
     ...sqliteAlertOperations(s),
+    ...sqliteAccountOperations(s),
     lockMlflowRun: (orgId, runId) => getMlflowRun(s, orgId, runId),
     getMlflowRun: (orgId, runId) => getMlflowRun(s, orgId, runId),
     writeRunMlflow: (runId, row, now) => {

@@ -14,8 +14,18 @@ import { ACTOR, runInput, T0, type StoreOpener } from "./backends.js";
 async function populate(s: Store): Promise<{ orgId: string; runId: number; forkId: number }> {
   const org = await s.createOrganization("copy-source", T0);
   const other = await s.createOrganization("copy-other", T0);
-  const user = await s.createUser(org.id, "admin", T0);
-  const key = { orgId: org.id, userId: user.id, name: "k", displayPrefix: "sw_abc", createdAt: T0, expiresAt: null };
+  const user = await s.createUser({ orgId: org.id, email: "owner@example.com", name: "Owner", kind: "person" }, T0);
+  await s.setMembership(org.id, user.id, "owner", T0);
+  await s.setPasswordHash(user.id, "scrypt$copied");
+  const key = {
+    orgId: org.id,
+    userId: user.id,
+    name: "k",
+    displayPrefix: "sw_abc",
+    createdAt: T0,
+    expiresAt: null,
+    role: "viewer" as const,
+  };
   await s.createApiKey({ ...key, keyHash: "a".repeat(64) });
   const revoked = await s.createApiKey({ ...key, keyHash: "b".repeat(64), expiresAt: T0 + 1000 });
   await s.revokeApiKey(revoked.id, T0 + 1);
