@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { parseAllowList } from "./domain/alerts/address-policy.js";
 import { isLoopbackHost, parseAllowedDomains } from "./domain/oidc.js";
+import type { Role } from "./domain/roles.js";
 
 /**
  * The one option table. Each option has a CLI flag, an environment variable and a default;
@@ -70,7 +71,7 @@ export interface Config {
   /** Lowercased domains, comma-separated: a verified email of one of them becomes a member at sign-in (domain/oidc.ts parses it). */
   readonly oidcAllowedDomains: string;
   /** The role such an automatic membership gets. */
-  readonly oidcDefaultRole: "viewer" | "member" | "admin";
+  readonly oidcDefaultRole: Exclude<Role, "owner">;
   /** The organization (slug) automatic memberships join and SSO sign-ins prefer. */
   readonly oidcOrganization: string;
 }

@@ -1,3 +1,5 @@
+import type { Role } from "./roles.js";
+
 /**
  * The rules of OpenID Connect single sign-on (docs/api.md, "Single sign-on"): where a sign-in may
  * return to, which emails are trusted, and who becomes a member. Pure: the routes and the service
@@ -74,6 +76,8 @@ export const SSO_REFUSALS = {
       "this email address is not a member of an organization here, and its domain does not join automatically: ask an admin for an invitation",
   },
   sso_unavailable: { status: 503, message: "the identity provider cannot be reached: try again later" },
+  /** Only a browser sees it (`/signin?error=sso_failed`): an API client gets the server's own error. */
+  sso_failed: { status: 500, message: "the sign-in failed on this server: try again, or tell the administrator" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type SsoRefusalCode = keyof typeof SSO_REFUSALS;
@@ -123,14 +127,14 @@ export interface SignInFacts {
   /** The organization allowed domains join (--oidc-organization), when it exists. */
   organization: { id: string; slug: string } | undefined;
   allowedDomains: readonly string[];
-  defaultRole: string;
+  defaultRole: Role;
 }
 
 export type SignInDecision =
   /** A member already: a session in this organization. */
   | { kind: "session"; orgId: string }
   /** An allowed domain: becomes a member of this organization with this role (and a user, when none has the email). */
-  | { kind: "join"; orgId: string; role: string };
+  | { kind: "join"; orgId: string; role: Role };
 
 /**
  * Which organization a verified person signs in to: the configured one when a member of it, else

@@ -1,8 +1,11 @@
 import { createHash } from "node:crypto";
 import * as client from "openid-client";
 import type { Config } from "../config.js";
+import { DomainError } from "../domain/errors.js";
 import {
+  decideSignIn,
   isLoopbackHost,
+  parseAllowedDomains,
   PENDING_LOGIN_TTL_MS,
   safeReturnTo,
   SsoRefusal,
@@ -101,6 +104,41 @@ export class OidcService {
   }
 
   /**
+   * Who a verified person signs in as, and where (domain/oidc.ts decideSignIn): a member signs in
+   * to the configured organization, else to its first; a person whose email's domain is allowed
+   * becomes a member of the configured organization with the default role (and a user, when no
+   * user has the email). Throws SsoRefusal sso_not_member otherwise.
+   */
+  async admit(identity: VerifiedIdentity): Promise<{ userId: string; orgId: string }> {
+    const { store, config, clock } = this.deps;
+    let user = await store.getUserByEmail(identity.email);
+    const memberships = user ? await store.listMemberships(user.id) : [];
+    const organization = await store.getOrganizationBySlug(config.oidcOrganization);
+    const decision = decideSignIn({
+      identity,
+      memberships,
+      organization,
+      allowedDomains: parseAllowedDomains(config.oidcAllowedDomains),
+      defaultRole: config.oidcDefaultRole,
+    });
+    if (decision.kind === "session") return { userId: user!.id, orgId: decision.orgId };
+    const now = clock.now();
+    if (!user) {
+      try {
+        user = await store.createUser({ orgId: decision.orgId, email: identity.email, name: identity.displayName, kind: "person" }, now);
+      } catch (error) {
+        // The same person signing in at once elsewhere created it first.
+        if (!(error instanceof DomainError && error.code === "CONFLICT")) throw error;
+        user = await store.getUserByEmail(identity.email);
+        if (!user) throw error;
+      }
+    }
+    // A role given meanwhile (by an admin, or another sign-in) is kept.
+    if (!(await store.getMembership(decision.orgId, user.id))) await store.setMembership(decision.orgId, user.id, decision.role, now);
+    return { userId: user.id, orgId: decision.orgId };
+  }
+
+  /**
    * The client's configuration at the provider: its metadata discovered once (a failed discovery is
    * tried again after DISCOVERY_RETRY_MS), and token times checked against this server's clock.
    */
@@ -136,10 +174,21 @@ export class OidcService {
   }
 }
 
+/** A text field of the error or of one of its causes (the library wraps the check that failed, with its details). */
+function found(error: unknown, field: string): string | undefined {
+  for (let at = error, depth = 0; at !== null && typeof at === "object" && depth < 5; at = (at as { cause?: unknown }).cause, depth++) {
+    const value = (at as Record<string, unknown>)[field];
+    if (typeof value === "string") return value;
+  }
+  return undefined;
+}
+
 /** What the library's error means for the person signing in. */
 function refusalOf(error: unknown): SsoRefusal {
   if (error instanceof SsoRefusal) return error;
-  const { code, error: oauthError, cause } = error as { code?: string; error?: string; cause?: { claim?: string } };
+  const code = (error as { code?: unknown }).code;
+  const oauthError = found(error, "error");
+  const cause = { claim: found(error, "claim") };
   switch (code) {
     case "OAUTH_AUTHORIZATION_RESPONSE_ERROR":
       return new SsoRefusal("sso_denied", oauthError);

@@ -8,6 +8,7 @@ import { MlflowLoggedModels } from "./mlflow-logged-models.js";
 import { MlflowRuns } from "./mlflow-runs.js";
 import { RunLifecycle } from "./runs.js";
 import { DeletionService } from "./deletion.js";
+import { OidcService } from "./oidc.js";
 import { SessionService } from "./sessions.js";
 
 export type { ServiceDeps };
@@ -33,6 +34,8 @@ export interface Services {
   deletion: DeletionService;
   /** Browser sessions: sign-in, the cookie's session, sign-out. */
   sessions: SessionService;
+  /** Single sign-on with an OpenID Connect provider (on when --oidc-issuer is set). */
+  oidc: OidcService;
 }
 
 /** The services of one application (src/app.ts builds them once, so state such as upload turns is shared by every route). */
@@ -50,6 +53,7 @@ export function createServices(deps: ServiceDeps): Services {
     mlflowRuns: new MlflowRuns(deps, runs, ingest),
     mlflowLoggedModels: new MlflowLoggedModels(deps),
     deletion: new DeletionService(deps),
+    oidc: new OidcService(deps),
     sessions: new SessionService(deps.store, deps.clock, { idleMs: deps.config.sessionIdleMs, maxAgeMs: deps.config.sessionMaxAgeMs }),
   };
 }

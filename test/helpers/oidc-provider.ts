@@ -10,7 +10,7 @@ import MemoryAdapter from "oidc-provider/lib/adapters/memory_adapter.js";
 /** A person the provider knows: signs in with `email` as the login (any password). */
 export interface OidcTestUser {
   email: string;
-  /** What the provider asserts as `email_verified`; true unless said otherwise. */
+  /** What the provider asserts as `email_verified`; true when the key is absent, left out when undefined. */
   emailVerified?: unknown;
   name?: string;
 }
@@ -69,7 +69,14 @@ export class TestOidcProvider {
       claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
       scopes: ["openid", "email", "profile"],
       pkce: { methods: ["S256"], required: () => true },
-      ttl: { IdToken: options.idTokenTtlSeconds ?? 3600, AccessToken: 600, AuthorizationCode: 60, Interaction: 600, Session: 3600, Grant: 3600 },
+      ttl: {
+        IdToken: options.idTokenTtlSeconds ?? 3600,
+        AccessToken: 600,
+        AuthorizationCode: 60,
+        Interaction: 600,
+        Session: 3600,
+        Grant: 3600,
+      },
       features: { devInteractions: { enabled: true } },
       async findAccount(_ctx, id) {
         const user = fixture?.users.get(id);
@@ -77,7 +84,9 @@ export class TestOidcProvider {
         return {
           accountId: id,
           async claims() {
-            return { sub: id, email: user.email, email_verified: user.emailVerified ?? true, name: user.name ?? user.email };
+            // emailVerified: undefined leaves the claim out.
+            const emailVerified = "emailVerified" in user ? user.emailVerified : true;
+            return { sub: id, email: user.email, email_verified: emailVerified as boolean, name: user.name ?? user.email };
           },
         };
       },
