@@ -1,7 +1,7 @@
 // The shell: sign-in gate, top bar, and which view a path shows.
 
 import { useEffect, useState } from "preact/hooks";
-import { apiKey, onKeyRejected } from "./api.ts";
+import { api, apiKey, browserSession, onKeyRejected } from "./api.ts";
 import { ConnectionNotice } from "./components/common.tsx";
 import { lazy } from "./components/lazy.tsx";
 import { parseMlflowLink } from "./lib/mlflow-links.ts";
@@ -67,18 +67,33 @@ function NotFound({ path }: { path: string }) {
 
 export function App() {
   const location = useLocation();
-  const [signedIn, setSignedIn] = useState(apiKey.get() !== null);
+  // Undefined while a browser without a key asks whether its cookie holds a session (single sign-on).
+  const [signedIn, setSignedIn] = useState<boolean | undefined>(apiKey.get() !== null ? true : undefined);
   const [rejection, setRejection] = useState<string>();
+
+  useEffect(() => {
+    if (signedIn !== undefined) return;
+    api.session().then(
+      (session) => {
+        browserSession.csrfToken = session.csrfToken;
+        setSignedIn(true);
+      },
+      () => setSignedIn(false),
+    );
+  }, []);
 
   useEffect(
     () =>
       onKeyRejected((message) => {
         apiKey.clear();
+        browserSession.csrfToken = null;
         setRejection(message);
         setSignedIn(false);
       }),
     [],
   );
+
+  if (signedIn === undefined) return null;
 
   if (!signedIn || location.path === "/signin") {
     return (
@@ -95,6 +110,11 @@ export function App() {
   }
 
   const signOut = () => {
+    if (apiKey.get() === null) {
+      // A session: ended on the server, not only forgotten here.
+      void api.signOutSession().catch(() => undefined);
+      browserSession.csrfToken = null;
+    }
     apiKey.clear();
     setSignedIn(false);
   };

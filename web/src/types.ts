@@ -18,6 +18,8 @@ import type {
 } from "../../src/http/schemas/alerts.ts";
 import type { SuccessResponse as SuccessSchema } from "../../src/http/schemas/common.ts";
 import type { FilesResponse } from "../../src/http/schemas/files.ts";
+import type { AuthConfigResponse } from "../../src/http/schemas/oidc.ts";
+import type { SessionResponse } from "../../src/http/schemas/sessions.ts";
 import type {
   DataQuery as DataQuerySchema,
   DataResponse,
@@ -63,6 +65,10 @@ import type {
 
 export type Success = Static<typeof SuccessSchema>;
 export type Validation = Static<typeof ValidateKeyResponse>;
+/** Which sign-in methods the server has on (GET /api/auth/config). */
+export type AuthConfig = Static<typeof AuthConfigResponse>;
+/** Who a session cookie signs in (GET /api/auth/session). */
+export type Session = Static<typeof SessionResponse>;
 export type Projects = Static<typeof ProjectsResponse>;
 export type Project = Projects["projects"][number];
 
