@@ -15,6 +15,15 @@ import { writeCounter, type WriteCounter } from "../helpers/write-counter.js";
  * past look-ups into the code under them.
  */
 
+/**
+ * Operations whose valid request is refused by design on this test server, in their handler (so
+ * the variants still reach it): single sign-on is off here (docs/api.md, "Single sign-on").
+ */
+const BASELINE_REFUSED = new Map([
+  ["GET /api/auth/oidc/start", 404],
+  ["GET /api/auth/oidc/callback", 404],
+]);
+
 const HOSTILE = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf"];
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -315,7 +324,9 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
     const failed: string[] = [];
     for (const operation of operations) {
       const answer = await send(operation, baseline(operation), operation.secured ? client.key : undefined);
-      if (answer.status >= 300) failed.push(`${operation.method} ${operation.path}: ${answer.status} ${answer.text.slice(0, 200)}`);
+      const expected = BASELINE_REFUSED.get(`${operation.method} ${operation.path}`);
+      if (expected !== undefined ? answer.status !== expected : answer.status >= 300)
+        failed.push(`${operation.method} ${operation.path}: ${answer.status} ${answer.text.slice(0, 200)}`);
     }
     assert.deepEqual(failed, []);
   });

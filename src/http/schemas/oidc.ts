@@ -22,10 +22,13 @@ export const OidcCallbackQuery = Type.Object({
 export const SsoErrorResponse = Type.Object(
   {
     error: Type.String(),
-    code: Type.String({
-      description:
-        "sso_state, sso_denied, sso_code, sso_token, sso_token_expired, sso_email_missing, sso_email_unverified, sso_not_member, sso_unavailable or sso_off",
-    }),
+    // Optional: a request refused before the handler (validation) has the standard body alone.
+    code: Type.Optional(
+      Type.String({
+        description:
+          "sso_state, sso_denied, sso_code, sso_token, sso_token_expired, sso_email_missing, sso_email_unverified, sso_not_member, sso_unavailable or sso_off",
+      }),
+    ),
   },
   { description: "Why a single sign-on was refused. A browser (Accept: text/html) is sent to /signin?error=<code> instead." },
 );
