@@ -34,6 +34,7 @@ export const hashState = (state: string) => createHash("sha256").update(state).d
 export class OidcService {
   private discovered: Promise<client.ServerMetadata> | undefined;
   private failedAt = 0;
+  private client: { server: client.ServerMetadata; skew: number; configuration: client.Configuration } | undefined;
 
   constructor(private readonly deps: { config: Config; store: Store; clock: Clock }) {}
 
@@ -166,11 +167,15 @@ export class OidcService {
       throw new SsoRefusal("sso_unavailable", (error as Error).message);
     }
     // The library checks the ID token's times against Date.now() + clockSkew: this server's clock.
+    // Kept while the skew stays (always, on the system clock), so are the provider's keys it fetched.
     const skew = Math.round((clock.now() - Date.now()) / 1000);
-    const configuration = new client.Configuration(server, config.oidcClientId, { [client.clockSkew]: skew }, auth);
-    configuration.timeout = 10;
-    if (insecure) client.allowInsecureRequests(configuration);
-    return configuration;
+    if (this.client?.server !== server || this.client.skew !== skew) {
+      const configuration = new client.Configuration(server, config.oidcClientId, { [client.clockSkew]: skew }, auth);
+      configuration.timeout = 10;
+      if (insecure) client.allowInsecureRequests(configuration);
+      this.client = { server, skew, configuration };
+    }
+    return this.client.configuration;
   }
 }
 
