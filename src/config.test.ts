@@ -37,6 +37,7 @@ describe("loadConfig", () => {
       alertsConcurrency: 8,
       sessionIdleMs: 12 * 3_600_000,
       sessionMaxAgeMs: 7 * 86_400_000,
+      authCacheTtl: "auto",
       oidcIssuer: "",
       oidcClientId: "",
       oidcClientSecret: "",
