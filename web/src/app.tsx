@@ -109,10 +109,10 @@ export function App() {
     );
   }
 
-  const signOut = () => {
+  const signOut = async () => {
     if (apiKey.get() === null) {
-      // A session: ended on the server, not only forgotten here.
-      void api.signOutSession().catch(() => undefined);
+      // A session: ended on the server (before the sign-in page shows), not only forgotten here.
+      await api.signOutSession().catch(() => undefined);
       browserSession.csrfToken = null;
     }
     apiKey.clear();
@@ -132,7 +132,7 @@ export function App() {
           <Link href={modelsPath}>Models</Link>
           <Link href={trashPath()}>Trash</Link>
         </nav>
-        <button type="button" class="link" onClick={signOut}>
+        <button type="button" class="link" onClick={() => void signOut()}>
           Sign out
         </button>
       </header>
