@@ -339,6 +339,43 @@ describe("single sign-on when it is not configured", () => {
   });
 });
 
+describe("single sign-on behind HTTPS, and with the provider down", () => {
+  let provider: TestOidcProvider;
+  let test: TestServer;
+  let down: TestServer;
+  before(async () => {
+    provider = await TestOidcProvider.start();
+    const flags = { "--stale-after": "0", "--oidc-client-id": provider.clientId, "--oidc-client-secret": provider.clientSecret };
+    test = await startTestServer({ flags: { ...flags, "--oidc-issuer": provider.issuer, "--public-url": "https://stepwise.example.com" } });
+    // A provider that does not answer: the port of a server that was closed.
+    const gone = await TestOidcProvider.start();
+    await gone.close();
+    down = await startTestServer({ flags: { ...flags, "--oidc-issuer": gone.issuer } });
+  });
+  after(async () => {
+    await test?.close();
+    await down?.close();
+    await provider?.close();
+  });
+
+  it("sends the public URL's redirect URI and a Secure state cookie when served over HTTPS", async () => {
+    const browser = new Browser();
+    const authorization = new URL(await browser.start(test.url));
+    assert.equal(authorization.searchParams.get("redirect_uri"), "https://stepwise.example.com/api/auth/oidc/callback");
+    assert.match(browser.setCookies.find((line) => line.startsWith("stepwise_oidc_state="))!, /;\s*Secure/i);
+  });
+
+  it("answers 503 (a browser: the sign-in page) when the provider cannot be reached, never a 500", async () => {
+    const api = await fetch(`${down.url}/api/auth/oidc/start`, { redirect: "manual" });
+    assert.equal(api.status, 503);
+    assert.equal((await json(api)).code, "sso_unavailable");
+    const page = await new Browser("text/html").get(`${down.url}/api/auth/oidc/start`);
+    assert.equal(page.status, 302);
+    assert.equal(page.headers.get("location"), "/signin?error=sso_unavailable");
+    assert.deepEqual(await json(await fetch(`${down.url}/api/auth/config`)), { password: true, oidc: true, apiKey: true });
+  });
+});
+
 /**
  * Two server processes on one store behind one public URL: the sign-in starts at one and comes back
  * to the other (the pending sign-in is in the store, not in a process), and the session works on both.
