@@ -95,8 +95,10 @@ export class OidcService {
       claims = tokens.claims()!;
       if (claims.email === undefined || claims.email_verified === undefined) {
         // Conforming providers may keep the email out of an ID token issued with an access token.
+        // The email and its verification are then both taken from userinfo (checked against the
+        // token's sub), never one from each: email_verified speaks of the email beside it.
         const info = await client.fetchUserInfo(configuration, tokens.access_token, claims.sub);
-        claims = { ...info, ...claims, email: claims.email ?? info.email, email_verified: claims.email_verified ?? info.email_verified };
+        claims = { ...claims, email: info.email, email_verified: info.email_verified, name: claims.name ?? info.name };
       }
     } catch (error) {
       throw refusalOf(error);

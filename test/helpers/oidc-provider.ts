@@ -18,6 +18,11 @@ export interface OidcTestUser {
 export interface OidcProviderOptions {
   /** Lifetime of ID tokens in seconds (oidc-provider's ttl.IdToken); 3600 by default. */
   idTokenTtlSeconds?: number;
+  /**
+   * Put the email claims in the ID token too (as Google and Keycloak do); by default they are only
+   * at the userinfo endpoint, as the specification has it for a code flow (conformIdTokenClaims).
+   */
+  emailInIdToken?: boolean;
 }
 
 /**
@@ -78,6 +83,7 @@ export class TestOidcProvider {
         Grant: 3600,
       },
       features: { devInteractions: { enabled: true } },
+      conformIdTokenClaims: !options.emailInIdToken,
       async findAccount(_ctx, id) {
         const user = fixture?.users.get(id);
         if (!user) return undefined;

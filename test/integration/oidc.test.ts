@@ -339,6 +339,45 @@ describe("single sign-on when it is not configured", () => {
   });
 });
 
+describe("single sign-on with a provider that puts the email in the ID token", () => {
+  let provider: TestOidcProvider;
+  let test: TestServer;
+  before(async () => {
+    provider = await TestOidcProvider.start({ emailInIdToken: true });
+    test = await startTestServer({
+      flags: {
+        "--stale-after": "0",
+        "--oidc-issuer": provider.issuer,
+        "--oidc-client-id": provider.clientId,
+        "--oidc-client-secret": provider.clientSecret,
+        "--oidc-allowed-domains": "allowed.example",
+      },
+    });
+    provider.setRedirectUris([`${test.url}/api/auth/oidc/callback`]);
+  });
+  after(async () => {
+    await test?.close();
+    await provider?.close();
+  });
+
+  it("signs in from the ID token's claims, and still refuses an unverified email", async () => {
+    provider.addUser({ email: "idtoken@allowed.example", name: "Id Token" });
+    const browser = new Browser();
+    const landed = await browser.get(await provider.signIn(await browser.start(test.url), "idtoken@allowed.example"));
+    assert.equal(landed.status, 302, await landed.clone().text());
+    const session = await json(await browser.get(`${test.url}/api/auth/session`));
+    assert.equal(session.user.email, "idtoken@allowed.example");
+    assert.equal(session.user.name, "Id Token");
+    assert.equal(session.role, "viewer", "the default --oidc-default-role");
+
+    provider.addUser({ email: "unverified@allowed.example", emailVerified: false });
+    const other = new Browser();
+    const refused = await other.get(await provider.signIn(await other.start(test.url), "unverified@allowed.example"));
+    assert.equal(refused.status, 401);
+    assert.equal((await json(refused)).code, "sso_email_unverified");
+  });
+});
+
 describe("single sign-on behind HTTPS, and with the provider down", () => {
   let provider: TestOidcProvider;
   let test: TestServer;
