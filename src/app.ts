@@ -12,6 +12,7 @@ import { errorHandler, notFoundHandler } from "./http/errors.js";
 import { instrument } from "./http/metrics.js";
 import { fileRoutes, signedFileRoutes } from "./http/routes/files.js";
 import { healthRoutes } from "./http/routes/health.js";
+import { oidcRoutes } from "./http/routes/oidc.js";
 import { ingestRoutes } from "./http/routes/ingest.js";
 import { logRoutes } from "./http/routes/logs.js";
 import { metricRoutes } from "./http/routes/metrics.js";
@@ -96,6 +97,7 @@ export async function buildApp(deps: AppDeps, services: Services = createService
   await app.register(cookie);
   await app.register(healthRoutes(routeDeps));
   await app.register(signOutRoutes(routeDeps));
+  await app.register(oidcRoutes(routeDeps));
   await app.register(webUiRoutes(undefined, deps.blobs.direct?.origin));
   await app.register(signedFileRoutes(routeDeps));
   await app.register(async (api) => {

@@ -39,8 +39,37 @@ describe("loadConfig", () => {
       alertsAllowHosts: "",
       alertsMaxAttempts: 10,
       alertsConcurrency: 8,
+      oidcIssuer: "",
+      oidcClientId: "",
+      oidcClientSecret: "",
+      oidcAllowedDomains: "",
+      oidcDefaultRole: "viewer",
+      oidcOrganization: "default",
     });
     assert.ok(Object.isFrozen(config));
+  });
+
+  it("takes single sign-on's options from flags or STEPWISE_OIDC_*, and refuses an unusable issuer", () => {
+    const config = loadConfig(
+      { "--oidc-issuer": "https://accounts.example.com/realms/lab", "--oidc-allowed-domains": " Example.com,lab.example.org" },
+      { STEPWISE_OIDC_CLIENT_ID: "stepwise", STEPWISE_OIDC_CLIENT_SECRET: "s3cret", STEPWISE_OIDC_DEFAULT_ROLE: "member" },
+    );
+    assert.deepEqual(
+      [config.oidcIssuer, config.oidcClientId, config.oidcClientSecret, config.oidcAllowedDomains, config.oidcDefaultRole],
+      ["https://accounts.example.com/realms/lab", "stepwise", "s3cret", "example.com,lab.example.org", "member"],
+    );
+    assert.equal(OPTIONS.find((option) => option.key === "oidcClientSecret")!.display!("s3cret"), "***");
+    assert.equal(loadConfig({ "--oidc-issuer": "http://127.0.0.1:9000", "--oidc-client-id": "x" }, {}).oidcIssuer, "http://127.0.0.1:9000");
+    assert.throws(() => loadConfig({ "--oidc-issuer": "https://accounts.example.com" }, {}), /oidc-issuer needs oidc-client-id/);
+    for (const [flag, value] of [
+      ["--oidc-issuer", "http://accounts.example.com"],
+      ["--oidc-issuer", "accounts.example.com"],
+      ["--oidc-issuer", "https://accounts.example.com/?x=1"],
+      ["--oidc-allowed-domains", "*.example.com"],
+      ["--oidc-default-role", "owner"],
+    ]) {
+      assert.throws(() => loadConfig({ [flag!]: value!, "--oidc-client-id": "x" }, {}), ConfigError, `${flag} ${value}`);
+    }
   });
 
   it("checks the alert allow-list and refuses an entry that is neither a host nor a range", () => {

@@ -1,6 +1,8 @@
 import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { parseAllowList } from "./domain/alerts/address-policy.js";
+import { isLoopbackHost, parseAllowedDomains } from "./domain/oidc.js";
+import type { Role } from "./domain/roles.js";
 
 /**
  * The one option table. Each option has a CLI flag, an environment variable and a default;
@@ -73,6 +75,17 @@ export interface Config {
   readonly sessionMaxAgeMs: number;
   /** Alert deliveries this process sends at once; 0: this process sends none (others on the store do). */
   readonly alertsConcurrency: number;
+  /** OpenID Connect single sign-on: the provider's issuer URL (discovery at <issuer>/.well-known/openid-configuration); empty: off. */
+  readonly oidcIssuer: string;
+  readonly oidcClientId: string;
+  /** Empty: a public client (PKCE alone, token_endpoint_auth_method none). */
+  readonly oidcClientSecret: string;
+  /** Lowercased domains, comma-separated: a verified email of one of them becomes a member at sign-in (domain/oidc.ts parses it). */
+  readonly oidcAllowedDomains: string;
+  /** The role such an automatic membership gets. */
+  readonly oidcDefaultRole: Exclude<Role, "owner">;
+  /** The organization (slug) automatic memberships join and SSO sign-ins prefer. */
+  readonly oidcOrganization: string;
 }
 
 interface OptionSpec {
@@ -365,6 +378,61 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: "Alert deliveries this process sends at once (a quarter of them to one destination); 0: this process sends none, leaving them to other processes on the store.",
     parse: (v) => parseInteger(v, "alerts-concurrency", 0, 256),
   },
+  {
+    key: "oidcIssuer",
+    flag: "--oidc-issuer",
+    env: "STEPWISE_OIDC_ISSUER",
+    default: "",
+    doc: "OpenID Connect single sign-on: the provider's issuer URL (https; http only on a loopback address); empty: SSO is off.",
+    parse: (v) => parseIssuer(v.trim()),
+  },
+  {
+    key: "oidcClientId",
+    flag: "--oidc-client-id",
+    env: "STEPWISE_OIDC_CLIENT_ID",
+    default: "",
+    doc: "The client ID Stepwise has at the OpenID Connect provider (required with --oidc-issuer).",
+    parse: (v) => v.trim(),
+  },
+  {
+    key: "oidcClientSecret",
+    flag: "--oidc-client-secret",
+    env: "STEPWISE_OIDC_CLIENT_SECRET",
+    default: "",
+    doc: "The client secret at the provider; empty: a public client (PKCE alone).",
+    parse: (v) => v,
+    display: (v) => (v === "" ? v : "***"),
+  },
+  {
+    key: "oidcAllowedDomains",
+    flag: "--oidc-allowed-domains",
+    env: "STEPWISE_OIDC_ALLOWED_DOMAINS",
+    default: "",
+    doc: "Comma-separated email domains (example.com,lab.example.org): a person signing in with SSO whose verified email is of one of them becomes a member of --oidc-organization with --oidc-default-role; empty: only existing members sign in.",
+    parse: (v) => {
+      try {
+        return parseAllowedDomains(v).join(",");
+      } catch (error) {
+        throw new ConfigError(`oidc-allowed-domains: ${(error as Error).message}`);
+      }
+    },
+  },
+  {
+    key: "oidcDefaultRole",
+    flag: "--oidc-default-role",
+    env: "STEPWISE_OIDC_DEFAULT_ROLE",
+    default: "viewer",
+    doc: "The role of a membership made at SSO sign-in for an allowed domain: viewer, member or admin.",
+    parse: (v) => parseEnum(v, "oidc-default-role", ["viewer", "member", "admin"]),
+  },
+  {
+    key: "oidcOrganization",
+    flag: "--oidc-organization",
+    env: "STEPWISE_OIDC_ORGANIZATION",
+    default: "default",
+    doc: "The organization (slug) that allowed domains join at SSO sign-in, and that a person of several organizations signs in to first.",
+    parse: (v) => v.trim(),
+  },
 ];
 
 /**
@@ -387,8 +455,25 @@ export class ConfigError extends Error {}
 export function loadConfig(flags: Record<string, string>, env: NodeJS.ProcessEnv = process.env): Config {
   const config = Object.fromEntries(
     OPTIONS.map((option) => [option.key, option.parse(flags[option.flag] ?? env[option.env] ?? option.default)]),
-  );
-  return Object.freeze(config) as unknown as Config;
+  ) as unknown as Config;
+  if (config.oidcIssuer !== "" && config.oidcClientId === "") throw new ConfigError("oidc-issuer needs oidc-client-id");
+  return Object.freeze(config);
+}
+
+/** Empty, or an https URL (http only for a provider on this machine: tests, a local Keycloak). */
+function parseIssuer(raw: string): string {
+  if (raw === "") return "";
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`oidc-issuer must be a URL like https://accounts.example.com, got '${raw}'`);
+  }
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname)))
+    throw new ConfigError(`oidc-issuer must be an https URL (http only on a loopback address), got '${raw}'`);
+  if (url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "")
+    throw new ConfigError(`oidc-issuer must be a URL without query, fragment or credentials, got '${raw}'`);
+  return raw;
 }
 
 export function parseInteger(raw: string, name: string, min: number, max: number): number {
@@ -440,9 +525,9 @@ export function parseSize(raw: string, name: string): number {
   return Number(match[1]) * unit;
 }
 
-function parseEnum(raw: string, name: string, allowed: readonly string[]): string {
-  if (!allowed.includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(", ")}, got '${raw}'`);
-  return raw;
+function parseEnum<T extends string>(raw: string, name: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(", ")}, got '${raw}'`);
+  return raw as T;
 }
 
 /** Empty, or a postgres:// (postgresql://) URL; anything else is a mistake worth stopping for. */

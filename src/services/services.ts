@@ -9,6 +9,7 @@ import { MlflowLoggedModels } from "./mlflow-logged-models.js";
 import { MlflowRuns } from "./mlflow-runs.js";
 import { RunLifecycle } from "./runs.js";
 import { DeletionService } from "./deletion.js";
+import { OidcService } from "./oidc.js";
 import { SessionService } from "./sessions.js";
 
 export type { ServiceDeps };
@@ -36,6 +37,8 @@ export interface Services {
   audit: AuditLog;
   /** Browser sessions: sign-in, the cookie's session, sign-out. */
   sessions: SessionService;
+  /** Single sign-on with an OpenID Connect provider (on when --oidc-issuer is set). */
+  oidc: OidcService;
 }
 
 /** The services of one application (src/app.ts builds them once, so state such as upload turns is shared by every route). */
@@ -55,6 +58,7 @@ export function createServices(deps: ServiceDeps): Services {
     mlflowLoggedModels: new MlflowLoggedModels(deps),
     deletion: new DeletionService(deps, audit),
     audit,
+    oidc: new OidcService(deps),
     sessions: new SessionService(deps.store, deps.clock, { idleMs: deps.config.sessionIdleMs, maxAgeMs: deps.config.sessionMaxAgeMs }),
   };
 }

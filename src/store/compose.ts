@@ -130,6 +130,8 @@ const TRANSACTIONS = {
   getOrCreateSigningSecret: "transaction",
   tryAcquireLease: "statement",
   releaseLease: "statement",
+  createOidcLogin: "transaction",
+  takeOidcLogin: "statement",
   createSavedView: "transaction",
   getSavedView: "statement",
   listSavedViews: "statement",

@@ -37,6 +37,7 @@ export interface Store
     ModelRegistryStore,
     LoggedModelStore,
     SharedStateStore,
+    OidcLoginStore,
     SavedViewStore,
     AlertStore,
     DeletionStore,
@@ -564,6 +565,33 @@ export interface SharedStateStore {
   tryAcquireLease(name: string, holderId: string, now: number, ttlMs: number): Promise<boolean>;
   /** Gives the lease up if `holderId` holds it, so another process takes over without waiting for the expiry. */
   releaseLease(name: string, holderId: string): Promise<void>;
+}
+
+/** A sign-in started at the OpenID Connect provider, waiting for its callback (docs/api.md, "Single sign-on"). */
+export interface PendingOidcLogin {
+  /** SHA-256 (hex) of the `state` sent to the provider: the key the callback presents. */
+  stateHash: string;
+  nonce: string;
+  /** PKCE's code verifier, whose S256 challenge went to the provider. */
+  codeVerifier: string;
+  /** The redirect URI sent to the provider, sent again with the code. */
+  redirectUri: string;
+  /** The same-origin path the browser returns to once signed in. */
+  returnTo: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** Pending single sign-ins, shared by every process on the store so the callback may reach any of them. */
+export interface OidcLoginStore {
+  /** Stores a pending sign-in, and deletes those expired by `login.createdAt` (nobody can finish them). */
+  createOidcLogin(login: PendingOidcLogin): Promise<void>;
+  /**
+   * Takes the pending sign-in of this state: deletes it and returns it, in one statement, so of
+   * callbacks presenting one state at once (on any process) exactly one gets it. Undefined when
+   * there is none, or it expired by `now` (deleted all the same).
+   */
+  takeOidcLogin(stateHash: string, now: number): Promise<PendingOidcLogin | undefined>;
 }
 
 /**

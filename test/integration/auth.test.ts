@@ -10,6 +10,9 @@ const PUBLIC_PATHS = new Set([
   "/api/health/ready",
   "/api/openapi.json",
   "/api/auth/sign-out",
+  "/api/auth/config",
+  "/api/auth/oidc/start",
+  "/api/auth/oidc/callback",
   "/files/upload/{fileId}",
   "/files/download/{fileId}/{fileName}",
 ]);

@@ -12,6 +12,7 @@ import { loggedModelContract } from "./contract/logged-models.js";
 import { logContract } from "./contract/logs.js";
 import { metricContract } from "./contract/metrics.js";
 import { mlflowContract } from "./contract/mlflow.js";
+import { oidcLoginContract } from "./contract/oidc-logins.js";
 import { modelRegistryContract } from "./contract/model-registry.js";
 import { projectContract } from "./contract/projects.js";
 import { runContract } from "./contract/runs.js";
@@ -48,6 +49,7 @@ for (const backend of BACKENDS) {
     describe("AlertStore: alert destinations, rules, states, events and deliveries", () => alertContract(store));
     describe("DeletionStore: the trash, the purge and retention", () => deletionContract(store));
     describe("AuditStore: the audit log", () => auditContract(store));
+    describe("OidcLoginStore: pending single sign-ins", () => oidcLoginContract(store));
     describe("organization isolation, across the interfaces", () => isolationContract(store));
     // These open stores of their own: they need empty ones, or two.
     describe("SharedStateStore: state shared by processes", () => sharedStateContract(backend));

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { DATABASE_FILE, SqliteStore } from "../../src/store/sqlite/index.js";
 import { makeTempDir } from "../helpers/start-server.js";
 
-/** Tables that are not data: the migration log, SQLite's own, leases of running processes and browser sessions. */
-const NOT_COPIED = new Set(["schema_migrations", "sqlite_sequence", "leases", "sessions"]);
+/** Tables that are not data: the migration log, SQLite's own, leases of running processes, browser sessions and sign-ins in flight. */
+const NOT_COPIED = new Set(["schema_migrations", "sqlite_sequence", "leases", "sessions", "oidc_logins"]);
 
 describe("the copy table list", () => {
   it("names every table and column of the SQLite schema, so `copy` loses nothing a migration adds", async () => {

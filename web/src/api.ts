@@ -10,6 +10,14 @@ export const apiKey = {
   clear: () => localStorage.removeItem(KEY_STORAGE),
 };
 
+/**
+ * A browser session (signed in with single sign-on): the cookie travels by itself (HttpOnly, the UI
+ * never sees it); writes add its CSRF token, which GET /api/auth/session gives.
+ */
+export const browserSession = {
+  csrfToken: null as string | null,
+};
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -77,6 +85,7 @@ async function request<R>(method: string, path: string, body?: unknown, candidat
   const key = candidateKey ?? apiKey.get();
   const headers: Record<string, string> = {};
   if (key) headers.authorization = `Bearer ${key}`;
+  else if (browserSession.csrfToken && method !== "GET") headers["x-csrf-token"] = browserSession.csrfToken;
   if (body !== undefined) headers["content-type"] = "application/json";
   let response: Response;
   try {
@@ -110,6 +119,12 @@ export interface RunRef {
 export const api = {
   /** Checks a key before it is stored; the sign-in page shows its rejection itself. */
   validate: (key: string) => request<T.Validation>("GET", "/api/runs/auth/validate", undefined, key),
+  /** Which sign-in methods are on (public). */
+  authConfig: () => request<T.AuthConfig>("GET", "/api/auth/config", undefined, ""),
+  /** The session of this browser's cookie; a 401 here is "not signed in", not a rejection. */
+  session: () => request<T.Session>("GET", "/api/auth/session", undefined, ""),
+  /** Ends the cookie's session on the server. */
+  signOutSession: () => request<T.Success>("POST", "/api/auth/sign-out", undefined, ""),
   projects: () => get<T.Projects>("/api/runs/projects"),
   listRuns: (query: T.RunListQuery) => get<T.RunList>("/api/runs/list", { ...query }),
   sweep: (query: T.SweepQuery) => get<T.Sweep>("/api/runs/sweep", { ...query }),

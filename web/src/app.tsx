@@ -1,7 +1,7 @@
 // The shell: sign-in gate, top bar, and which view a path shows.
 
 import { useEffect, useState } from "preact/hooks";
-import { apiKey, onKeyRejected } from "./api.ts";
+import { api, apiKey, browserSession, onKeyRejected } from "./api.ts";
 import { ConnectionNotice } from "./components/common.tsx";
 import { lazy } from "./components/lazy.tsx";
 import { parseMlflowLink } from "./lib/mlflow-links.ts";
@@ -69,18 +69,33 @@ function NotFound({ path }: { path: string }) {
 
 export function App() {
   const location = useLocation();
-  const [signedIn, setSignedIn] = useState(apiKey.get() !== null);
+  // Undefined while a browser without a key asks whether its cookie holds a session (single sign-on).
+  const [signedIn, setSignedIn] = useState<boolean | undefined>(apiKey.get() !== null ? true : undefined);
   const [rejection, setRejection] = useState<string>();
+
+  useEffect(() => {
+    if (signedIn !== undefined) return;
+    api.session().then(
+      (session) => {
+        browserSession.csrfToken = session.csrfToken;
+        setSignedIn(true);
+      },
+      () => setSignedIn(false),
+    );
+  }, []);
 
   useEffect(
     () =>
       onKeyRejected((message) => {
         apiKey.clear();
+        browserSession.csrfToken = null;
         setRejection(message);
         setSignedIn(false);
       }),
     [],
   );
+
+  if (signedIn === undefined) return null;
 
   if (!signedIn || location.path === "/signin") {
     return (
@@ -96,7 +111,12 @@ export function App() {
     );
   }
 
-  const signOut = () => {
+  const signOut = async () => {
+    if (apiKey.get() === null) {
+      // A session: ended on the server (before the sign-in page shows), not only forgotten here.
+      await api.signOutSession().catch(() => undefined);
+      browserSession.csrfToken = null;
+    }
     apiKey.clear();
     setSignedIn(false);
   };
@@ -115,7 +135,7 @@ export function App() {
           <Link href={trashPath()}>Trash</Link>
           <Link href={auditPath}>Audit log</Link>
         </nav>
-        <button type="button" class="link" onClick={signOut}>
+        <button type="button" class="link" onClick={() => void signOut()}>
           Sign out
         </button>
       </header>

@@ -19,6 +19,8 @@ import type {
 import type { AuditListResponse, AuditQuery as AuditQuerySchema } from "../../src/http/schemas/audit.ts";
 import type { SuccessResponse as SuccessSchema } from "../../src/http/schemas/common.ts";
 import type { FilesResponse } from "../../src/http/schemas/files.ts";
+import type { AuthConfigResponse } from "../../src/http/schemas/oidc.ts";
+import type { SessionResponse } from "../../src/http/schemas/sessions.ts";
 import type {
   DataQuery as DataQuerySchema,
   DataResponse,
@@ -64,6 +66,10 @@ import type {
 
 export type Success = Static<typeof SuccessSchema>;
 export type Validation = Static<typeof ValidateKeyResponse>;
+/** Which sign-in methods the server has on (GET /api/auth/config). */
+export type AuthConfig = Static<typeof AuthConfigResponse>;
+/** Who a session cookie signs in (GET /api/auth/session). */
+export type Session = Static<typeof SessionResponse>;
 export type Projects = Static<typeof ProjectsResponse>;
 export type Project = Projects["projects"][number];
 

@@ -8,6 +8,7 @@ export * from "./keys.js";
 export * from "./metric-reads.js";
 export * from "./metrics.js";
 export * from "./mlflow.js";
+export * from "./oidc-logins.js";
 export * from "./model-registry.js";
 export * from "./organizations.js";
 export * from "./projects.js";
