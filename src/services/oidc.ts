@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import * as client from "openid-client";
 import type { Config } from "../config.js";
+import type { AuditLog } from "./audit.js";
 import { DomainError } from "../domain/errors.js";
 import {
   decideSignIn,
@@ -36,7 +37,10 @@ export class OidcService {
   private failedAt = 0;
   private client: { server: client.ServerMetadata; skew: number; configuration: client.Configuration } | undefined;
 
-  constructor(private readonly deps: { config: Config; store: Store; clock: Clock }) {}
+  constructor(
+    private readonly deps: { config: Config; store: Store; clock: Clock },
+    private readonly audit: AuditLog,
+  ) {}
 
   get enabled(): boolean {
     return this.deps.config.oidcIssuer !== "";
@@ -112,7 +116,7 @@ export class OidcService {
    * becomes a member of the configured organization with the default role (and a user, when no
    * user has the email). Throws SsoRefusal sso_not_member otherwise.
    */
-  async admit(identity: VerifiedIdentity): Promise<{ userId: string; orgId: string }> {
+  async admit(identity: VerifiedIdentity, sourceIp: string | null): Promise<{ userId: string; orgId: string }> {
     const { store, config, clock } = this.deps;
     let user = await store.getUserByEmail(identity.email);
     const memberships = user ? await store.listMemberships(user.id) : [];
@@ -137,7 +141,15 @@ export class OidcService {
       }
     }
     // A role given meanwhile (by an admin, or another sign-in) is kept.
-    if (!(await store.getMembership(decision.orgId, user.id))) await store.setMembership(decision.orgId, user.id, decision.role, now);
+    if (!(await store.getMembership(decision.orgId, user.id))) {
+      const joined = user;
+      await this.audit.write(
+        { orgId: decision.orgId, actor: { userId: joined.id, apiKeyId: null }, sourceIp },
+        "setMembership",
+        [decision.orgId, joined.id, decision.role, now],
+        () => [{ action: "member.add", target: { type: "user", id: joined.id }, details: { role: decision.role, via: "sso" } }],
+      );
+    }
     return { userId: user.id, orgId: decision.orgId };
   }
 

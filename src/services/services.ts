@@ -58,7 +58,7 @@ export function createServices(deps: ServiceDeps): Services {
     mlflowLoggedModels: new MlflowLoggedModels(deps),
     deletion: new DeletionService(deps, audit),
     audit,
-    oidc: new OidcService(deps),
+    oidc: new OidcService(deps, audit),
     sessions: new SessionService(deps.store, deps.clock, { idleMs: deps.config.sessionIdleMs, maxAgeMs: deps.config.sessionMaxAgeMs }),
   };
 }

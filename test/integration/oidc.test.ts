@@ -296,6 +296,25 @@ describe("single sign-on with OpenID Connect", () => {
     const organization = (await test.server.store.getOrganizationBySlug("default"))!;
     const newcomers = (await test.server.store.listMembers(organization.id)).filter((m) => m.user.email?.startsWith("newcomer-"));
     assert.equal(newcomers.length, 2, "one user each, not one per sign-in");
+    // The audit log: each joined once (member.add, by itself through SSO) and signed in twice.
+    const entries = await test.server.store.listAuditEntries(organization.id, {
+      actions: ["member.add", "sign_in"],
+      actor: null,
+      targetType: "user",
+      targetId: newcomers[0]!.userId,
+      since: null,
+      until: null,
+      beforeId: null,
+      limit: 10,
+    });
+    assert.deepEqual(
+      entries.map((entry) => [entry.action, entry.actorLabel, entry.details]),
+      [
+        ["sign_in", newcomers[0]!.user.email, '{"method":"sso"}'],
+        ["sign_in", newcomers[0]!.user.email, '{"method":"sso"}'],
+        ["member.add", newcomers[0]!.user.email, '{"role":"member","via":"sso"}'],
+      ],
+    );
   });
 
   it("keeps the role a member has rather than the default one", async () => {

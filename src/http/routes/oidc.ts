@@ -76,8 +76,12 @@ export function oidcRoutes({ services, config }: RouteDeps): FastifyPluginAsyncT
           const url = request.raw.url ?? "";
           const search = url.includes("?") ? url.slice(url.indexOf("?")) : "";
           const identity = await services.oidc.complete(search, state);
-          const member = await services.oidc.admit(identity);
+          const member = await services.oidc.admit(identity, request.ip);
           await signIn(request, reply, services.sessions, config.publicUrl, member);
+          await services.audit.record(
+            { orgId: member.orgId, actor: { userId: member.userId, apiKeyId: null }, sourceIp: request.ip },
+            { action: "sign_in", target: { type: "user", id: member.userId }, details: { method: "sso" } },
+          );
           request.log.info({ userId: member.userId, orgId: member.orgId }, "signed in with single sign-on");
           return reply.redirect(identity.returnTo, 302);
         } catch (error) {
