@@ -12,6 +12,7 @@ import { errorHandler, notFoundHandler } from "./http/errors.js";
 import { instrument } from "./http/metrics.js";
 import { fileRoutes, signedFileRoutes } from "./http/routes/files.js";
 import { healthRoutes } from "./http/routes/health.js";
+import { oidcRoutes } from "./http/routes/oidc.js";
 import { ingestRoutes } from "./http/routes/ingest.js";
 import { logRoutes } from "./http/routes/logs.js";
 import { metricRoutes } from "./http/routes/metrics.js";
@@ -25,6 +26,7 @@ import { runDetailRoutes } from "./http/routes/run-details.js";
 import { runWriteRoutes } from "./http/routes/runs.js";
 import { savedViewRoutes } from "./http/routes/saved-views.js";
 import { alertRoutes } from "./http/routes/alerts.js";
+import { auditRoutes } from "./http/routes/audit.js";
 import { deletionRoutes } from "./http/routes/deletion.js";
 import { sessionRoutes, signOutRoutes } from "./http/routes/sessions.js";
 import { memberRoutes, passwordRoutes } from "./http/routes/people.js";
@@ -36,17 +38,13 @@ import { createServices, type Services } from "./services/services.js";
 export type { AppDeps };
 
 /** Builds the whole HTTP application from its dependencies; never listens (main and tests do). */
-/** `--trust-proxy` as Fastify takes it: a hop count is a function of the hop (proxy-addr's own form). */
-function trustProxyOf(setting: false | number | string): boolean | string | ((address: string, hop: number) => boolean) {
-  return typeof setting === "number" ? (_address, hop) => hop < setting : setting;
-}
-
 export async function buildApp(deps: AppDeps, services: Services = createServices(deps)): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.config.logLevel === "silent" ? false : { level: deps.config.logLevel, serializers: { req: requestLogFields } },
     bodyLimit: DEFAULT_BODY_LIMIT,
     keepAliveTimeout: deps.config.keepAliveTimeoutMs,
-    trustProxy: trustProxyOf(deps.config.trustProxy),
+    // request.ip (the audit log's source address): the peer's, or X-Forwarded-For's behind these proxies.
+    ...(deps.config.trustProxy === "" ? {} : { trustProxy: deps.config.trustProxy }),
     http: { connectionsCheckingInterval: connectionsCheckingInterval(deps.config) },
     // The client's X-Request-Id only when it is a short safe token (request-guards.ts), else a new one.
     requestIdHeader: false,
@@ -101,6 +99,7 @@ export async function buildApp(deps: AppDeps, services: Services = createService
   await app.register(healthRoutes(routeDeps));
   await app.register(signOutRoutes(routeDeps));
   await app.register(passwordRoutes(routeDeps));
+  await app.register(oidcRoutes(routeDeps));
   await app.register(webUiRoutes(undefined, deps.blobs.direct?.origin));
   await app.register(signedFileRoutes(routeDeps));
   await app.register(async (api) => {
@@ -121,6 +120,7 @@ export async function buildApp(deps: AppDeps, services: Services = createService
     await api.register(savedViewRoutes(routeDeps));
     await api.register(alertRoutes(routeDeps));
     await api.register(deletionRoutes(routeDeps));
+    await api.register(auditRoutes(routeDeps));
     await api.register(mlflowRoutes(routeDeps));
   });
   return app;

@@ -11,7 +11,7 @@ describe("loadConfig", () => {
       host: "127.0.0.1",
       port: 8080,
       publicUrl: "",
-      trustProxy: false,
+      trustProxy: "",
       staleAfterMs: 15 * 60_000,
       deletedRetentionMs: 30 * 86_400_000,
       logLevel: "info",
@@ -31,15 +31,45 @@ describe("loadConfig", () => {
       s3ForcePathStyle: false,
       s3DirectUrls: true,
       databaseUrl: "",
+      authCacheTtl: "auto",
+      sessionIdleMs: 12 * 3_600_000,
+      sessionMaxAgeMs: 7 * 86_400_000,
       metricsEnabled: true,
       metricsToken: "",
       alertsAllowHosts: "",
       alertsMaxAttempts: 10,
       alertsConcurrency: 8,
-      sessionIdleMs: 12 * 3600_000,
-      sessionMaxAgeMs: 7 * 86_400_000,
+      oidcIssuer: "",
+      oidcClientId: "",
+      oidcClientSecret: "",
+      oidcAllowedDomains: "",
+      oidcDefaultRole: "viewer",
+      oidcOrganization: "default",
     });
     assert.ok(Object.isFrozen(config));
+  });
+
+  it("takes single sign-on's options from flags or STEPWISE_OIDC_*, and refuses an unusable issuer", () => {
+    const config = loadConfig(
+      { "--oidc-issuer": "https://accounts.example.com/realms/lab", "--oidc-allowed-domains": " Example.com,lab.example.org" },
+      { STEPWISE_OIDC_CLIENT_ID: "stepwise", STEPWISE_OIDC_CLIENT_SECRET: "s3cret", STEPWISE_OIDC_DEFAULT_ROLE: "member" },
+    );
+    assert.deepEqual(
+      [config.oidcIssuer, config.oidcClientId, config.oidcClientSecret, config.oidcAllowedDomains, config.oidcDefaultRole],
+      ["https://accounts.example.com/realms/lab", "stepwise", "s3cret", "example.com,lab.example.org", "member"],
+    );
+    assert.equal(OPTIONS.find((option) => option.key === "oidcClientSecret")!.display!("s3cret"), "***");
+    assert.equal(loadConfig({ "--oidc-issuer": "http://127.0.0.1:9000", "--oidc-client-id": "x" }, {}).oidcIssuer, "http://127.0.0.1:9000");
+    assert.throws(() => loadConfig({ "--oidc-issuer": "https://accounts.example.com" }, {}), /oidc-issuer needs oidc-client-id/);
+    for (const [flag, value] of [
+      ["--oidc-issuer", "http://accounts.example.com"],
+      ["--oidc-issuer", "accounts.example.com"],
+      ["--oidc-issuer", "https://accounts.example.com/?x=1"],
+      ["--oidc-allowed-domains", "*.example.com"],
+      ["--oidc-default-role", "owner"],
+    ]) {
+      assert.throws(() => loadConfig({ [flag!]: value!, "--oidc-client-id": "x" }, {}), ConfigError, `${flag} ${value}`);
+    }
   });
 
   it("checks the alert allow-list and refuses an entry that is neither a host nor a range", () => {
@@ -49,6 +79,14 @@ describe("loadConfig", () => {
     );
     assert.throws(() => loadConfig({}, { STEPWISE_ALERTS_ALLOW_HOSTS: "http://x/" }), ConfigError);
     assert.throws(() => loadConfig({ "--alerts-max-attempts": "0" }, {}), ConfigError);
+  });
+
+  it("takes the trusted proxies as addresses and CIDR ranges, and refuses anything else", () => {
+    assert.equal(loadConfig({ "--trust-proxy": " 127.0.0.1, 10.0.0.0/8,::1 " }, {}).trustProxy, "127.0.0.1,10.0.0.0/8,::1");
+    assert.equal(loadConfig({}, { STEPWISE_TRUST_PROXY: "fd00::/8" }).trustProxy, "fd00::/8");
+    for (const bad of ["true", "proxy.internal", "10.0.0.0/33", "::1/129", "10.0.0.0/8/1", "10.0.0.0/x"]) {
+      assert.throws(() => loadConfig({ "--trust-proxy": bad }, {}), /trust-proxy: .* is not an IP address or CIDR range/, bad);
+    }
   });
 
   it("takes the environment over the defaults, and flags over the environment", () => {
@@ -90,12 +128,6 @@ describe("loadConfig", () => {
     assert.ok(loadConfig({}, {}).keepAliveTimeoutMs >= 65_000);
   });
 
-  it("believes the proxies --trust-proxy names: addresses and CIDRs, or a hop count", () => {
-    assert.equal(loadConfig({ "--trust-proxy": " 10.0.0.0/8, 127.0.0.1 " }, {}).trustProxy, "10.0.0.0/8,127.0.0.1");
-    assert.equal(loadConfig({ "--trust-proxy": "2" }, {}).trustProxy, 2);
-    assert.equal(loadConfig({}, { STEPWISE_TRUST_PROXY: "::1" }).trustProxy, "::1");
-  });
-
   it("throws ConfigError naming the option for bad values", () => {
     const bad: [Record<string, string>, Record<string, string>, RegExp][] = [
       [{ "--port": "http" }, {}, /port/],
@@ -103,8 +135,6 @@ describe("loadConfig", () => {
       [{ "--port": "-1" }, {}, /port/],
       [{}, { STEPWISE_PORT: "80a" }, /port/],
       [{ "--stale-after": "soon" }, {}, /stale-after/],
-      [{ "--trust-proxy": "true" }, {}, /trust-proxy: 'true' is not an address/],
-      [{ "--trust-proxy": "0" }, {}, /trust-proxy/],
       [{ "--stale-after": "-5m" }, {}, /stale-after/],
       [{ "--log-level": "loud" }, {}, /log-level/],
       [{ "--max-upload-size": "5 parsecs" }, {}, /max-upload-size/],

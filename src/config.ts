@@ -1,5 +1,8 @@
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { parseAllowList } from "./domain/alerts/address-policy.js";
+import { isLoopbackHost, parseAllowedDomains } from "./domain/oidc.js";
+import type { Role } from "./domain/roles.js";
 
 /**
  * The one option table. Each option has a CLI flag, an environment variable and a default;
@@ -12,10 +15,11 @@ export interface Config {
   /** Absolute URLs in responses start with this; empty means "scheme and Host of the request". */
   readonly publicUrl: string;
   /**
-   * Which proxies' X-Forwarded-For/-Proto/-Host to believe (Fastify's trustProxy): false (none, the
-   * TCP peer is the client), a number of hops, or a comma-separated list of addresses and CIDRs.
+   * Addresses and CIDR ranges of the reverse proxies in front of the server, comma-separated: a
+   * request from one of them is taken to come from the address X-Forwarded-For names (request.ip,
+   * what the audit log records). Empty: the connected peer's address, and X-Forwarded-For is ignored.
    */
-  readonly trustProxy: false | number | string;
+  readonly trustProxy: string;
   /** A RUNNING run silent for longer than this becomes FAILED; 0 disables the monitor. */
   readonly staleAfterMs: number;
   /** How long deleted runs and projects stay in the trash (restorable) before the purge removes them; 0 purges at the next round. */
@@ -71,6 +75,17 @@ export interface Config {
   readonly sessionMaxAgeMs: number;
   /** Alert deliveries this process sends at once; 0: this process sends none (others on the store do). */
   readonly alertsConcurrency: number;
+  /** OpenID Connect single sign-on: the provider's issuer URL (discovery at <issuer>/.well-known/openid-configuration); empty: off. */
+  readonly oidcIssuer: string;
+  readonly oidcClientId: string;
+  /** Empty: a public client (PKCE alone, token_endpoint_auth_method none). */
+  readonly oidcClientSecret: string;
+  /** Lowercased domains, comma-separated: a verified email of one of them becomes a member at sign-in (domain/oidc.ts parses it). */
+  readonly oidcAllowedDomains: string;
+  /** The role such an automatic membership gets. */
+  readonly oidcDefaultRole: Exclude<Role, "owner">;
+  /** The organization (slug) automatic memberships join and SSO sign-ins prefer. */
+  readonly oidcOrganization: string;
 }
 
 interface OptionSpec {
@@ -122,8 +137,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: "--trust-proxy",
     env: "STEPWISE_TRUST_PROXY",
     default: "",
-    doc: "Reverse proxies whose X-Forwarded-For/-Proto/-Host to believe: their addresses or CIDRs, comma-separated (e.g. 127.0.0.1,10.0.0.0/8), or a number of hops; empty believes none. Sign-in limits count per client address (docs/semantics.md, Sign-in limits).",
-    parse: (v) => parseTrustProxy(v),
+    doc: "Addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client (comma-separated); empty trusts none.",
+    parse: parseTrustedProxies,
   },
   {
     key: "staleAfterMs",
@@ -363,6 +378,61 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: "Alert deliveries this process sends at once (a quarter of them to one destination); 0: this process sends none, leaving them to other processes on the store.",
     parse: (v) => parseInteger(v, "alerts-concurrency", 0, 256),
   },
+  {
+    key: "oidcIssuer",
+    flag: "--oidc-issuer",
+    env: "STEPWISE_OIDC_ISSUER",
+    default: "",
+    doc: "OpenID Connect single sign-on: the provider's issuer URL (https; http only on a loopback address); empty: SSO is off.",
+    parse: (v) => parseIssuer(v.trim()),
+  },
+  {
+    key: "oidcClientId",
+    flag: "--oidc-client-id",
+    env: "STEPWISE_OIDC_CLIENT_ID",
+    default: "",
+    doc: "The client ID Stepwise has at the OpenID Connect provider (required with --oidc-issuer).",
+    parse: (v) => v.trim(),
+  },
+  {
+    key: "oidcClientSecret",
+    flag: "--oidc-client-secret",
+    env: "STEPWISE_OIDC_CLIENT_SECRET",
+    default: "",
+    doc: "The client secret at the provider; empty: a public client (PKCE alone).",
+    parse: (v) => v,
+    display: (v) => (v === "" ? v : "***"),
+  },
+  {
+    key: "oidcAllowedDomains",
+    flag: "--oidc-allowed-domains",
+    env: "STEPWISE_OIDC_ALLOWED_DOMAINS",
+    default: "",
+    doc: "Comma-separated email domains (example.com,lab.example.org): a person signing in with SSO whose verified email is of one of them becomes a member of --oidc-organization with --oidc-default-role; empty: only existing members sign in.",
+    parse: (v) => {
+      try {
+        return parseAllowedDomains(v).join(",");
+      } catch (error) {
+        throw new ConfigError(`oidc-allowed-domains: ${(error as Error).message}`);
+      }
+    },
+  },
+  {
+    key: "oidcDefaultRole",
+    flag: "--oidc-default-role",
+    env: "STEPWISE_OIDC_DEFAULT_ROLE",
+    default: "viewer",
+    doc: "The role of a membership made at SSO sign-in for an allowed domain: viewer, member or admin.",
+    parse: (v) => parseEnum(v, "oidc-default-role", ["viewer", "member", "admin"]),
+  },
+  {
+    key: "oidcOrganization",
+    flag: "--oidc-organization",
+    env: "STEPWISE_OIDC_ORGANIZATION",
+    default: "default",
+    doc: "The organization (slug) that allowed domains join at SSO sign-in, and that a person of several organizations signs in to first.",
+    parse: (v) => v.trim(),
+  },
 ];
 
 /**
@@ -385,20 +455,25 @@ export class ConfigError extends Error {}
 export function loadConfig(flags: Record<string, string>, env: NodeJS.ProcessEnv = process.env): Config {
   const config = Object.fromEntries(
     OPTIONS.map((option) => [option.key, option.parse(flags[option.flag] ?? env[option.env] ?? option.default)]),
-  );
-  return Object.freeze(config) as unknown as Config;
+  ) as unknown as Config;
+  if (config.oidcIssuer !== "" && config.oidcClientId === "") throw new ConfigError("oidc-issuer needs oidc-client-id");
+  return Object.freeze(config);
 }
 
-/** `--trust-proxy`: empty is none, digits a hop count, else addresses and CIDRs (not `true`: that would believe any client's header). */
-export function parseTrustProxy(raw: string): false | number | string {
-  const value = raw.trim();
-  if (value === "") return false;
-  if (/^\d+$/.test(value)) return parseInteger(value, "trust-proxy", 1, 32);
-  const entries = value.split(",").map((entry) => entry.trim());
-  for (const entry of entries)
-    if (!/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(entry))
-      throw new ConfigError(`trust-proxy: '${entry}' is not an address or CIDR (give addresses, CIDRs or a hop count)`);
-  return entries.join(",");
+/** Empty, or an https URL (http only for a provider on this machine: tests, a local Keycloak). */
+function parseIssuer(raw: string): string {
+  if (raw === "") return "";
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`oidc-issuer must be a URL like https://accounts.example.com, got '${raw}'`);
+  }
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname)))
+    throw new ConfigError(`oidc-issuer must be an https URL (http only on a loopback address), got '${raw}'`);
+  if (url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "")
+    throw new ConfigError(`oidc-issuer must be a URL without query, fragment or credentials, got '${raw}'`);
+  return raw;
 }
 
 export function parseInteger(raw: string, name: string, min: number, max: number): number {
@@ -450,9 +525,9 @@ export function parseSize(raw: string, name: string): number {
   return Number(match[1]) * unit;
 }
 
-function parseEnum(raw: string, name: string, allowed: readonly string[]): string {
-  if (!allowed.includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(", ")}, got '${raw}'`);
-  return raw;
+function parseEnum<T extends string>(raw: string, name: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(", ")}, got '${raw}'`);
+  return raw as T;
 }
 
 /** Empty, or a postgres:// (postgresql://) URL; anything else is a mistake worth stopping for. */
@@ -478,4 +553,22 @@ export function maskPassword(url: string): string {
   if (parsed.password === "") return url;
   parsed.password = "***";
   return parsed.href;
+}
+
+/** `--trust-proxy`: IP addresses and CIDR ranges, comma-separated (what Fastify's trustProxy takes as a string). */
+function parseTrustedProxies(value: string): string {
+  const entries = value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split("/");
+    const version = isIP(address ?? "");
+    const maxBits = version === 4 ? 32 : 128;
+    const validBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
+    if (version === 0 || !validBits || extra !== undefined) {
+      throw new ConfigError(`trust-proxy: '${entry}' is not an IP address or CIDR range (such as 10.0.0.0/8)`);
+    }
+  }
+  return entries.join(",");
 }

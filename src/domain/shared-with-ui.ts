@@ -17,12 +17,14 @@ export {
   MIN_STALLED_SECONDS,
 } from "./alerts/conditions.js";
 export { alertName, type ConditionInput, MAX_ALERT_NAME_LENGTH, normalizeCondition } from "./alerts/rules.js";
+export { AUDIT_ACTIONS, type AuditAction } from "./audit.js";
 export { CONSOLE_LOG_TYPES } from "./console-logs.js";
 export { AGGREGATIONS, DIRECTIONS } from "./leaderboard.js";
 export { logGroupOf } from "./log-names.js";
 export { flatten, isPlainObject, type Json, splitKeys } from "./merge.js";
 export { BATCH_MAX_LOG_NAMES, BATCH_MAX_POINTS, BATCH_MAX_RUNS, bucketsForRuns, pointsPerSeriesBound } from "./metric-batch.js";
 export { METRIC_READ_NAMES } from "./metric-pages.js";
+export { safeReturnTo, SSO_REFUSALS } from "./oidc.js";
 export { type ValueFlag, valueFlagOfFlags } from "./non-finite.js";
 export { runDuration } from "./run-duration.js";
 export { type LeafOperator, RUN_FILTER_GRAMMAR } from "./run-filter-grammar.js";

@@ -1,8 +1,9 @@
 import { generateApiKey } from "../domain/api-keys.js";
 import { DomainError, invalidInput } from "../domain/errors.js";
 import type { Role } from "../domain/roles.js";
-import type { Clock } from "../domain/time.js";
+import { type Clock, toIsoOrNull } from "../domain/time.js";
 import type { ApiKeyRecord, Organization, Store, User } from "../store/store.js";
+import type { AuditContext, AuditFact, AuditLog } from "./audit.js";
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
@@ -35,15 +36,32 @@ export async function createOwnerAccount(store: Store, orgId: string, now: numbe
   return user;
 }
 
-/** A new key for a member (or service account) of the organization; the key is returned once, never stored. */
+/**
+ * A new key for a member (or service account) of the organization; the key is returned once, never
+ * stored. With `audit`, its creation is recorded in the audit log in the same transaction
+ * (`key.create`, by `audit.by`'s actor).
+ */
 export async function issueKey(
   store: Store,
   grant: { orgId: string; userId: string; name: string; expiresAt: number | null; role: Role | null },
   now: number,
+  audit?: { log: AuditLog; by: AuditContext },
 ) {
   const { key, keyHash, displayPrefix } = generateApiKey();
-  const record = await store.createApiKey({ ...grant, keyHash, displayPrefix, createdAt: now });
+  const input = { ...grant, keyHash, displayPrefix, createdAt: now };
+  const record = audit
+    ? await audit.log.write(audit.by, "createApiKey", [input], (made) => [keyFact("key.create", made)])
+    : await store.createApiKey(input);
   return { key, record };
+}
+
+/** A key's audit entry: its ID, and what people tell keys apart by (never the key or its hash). */
+export function keyFact(action: "key.create" | "key.revoke", key: ApiKeyRecord): AuditFact {
+  return {
+    action,
+    target: { type: "api_key", id: key.id },
+    details: { name: key.name, displayPrefix: key.displayPrefix, userId: key.userId, expiresAt: toIsoOrNull(key.expiresAt) },
+  };
 }
 
 /** First start on an empty data directory: organization `default` and its key. Returns the key, or undefined when set up already. */

@@ -7,6 +7,7 @@ import type { Config } from "../config.js";
 import type { AlertRule, DeliveryStatus, DestinationKind, NewAlertRule } from "../store/alert-store.js";
 import type { Store } from "../store/store.js";
 import { AlertEvaluator } from "./alert-evaluator.js";
+import type { AuditContext, AuditFact, AuditLog } from "./audit.js";
 import { urlRefusal } from "./alert-http.js";
 
 /**
@@ -38,11 +39,26 @@ function parseCursor(cursor: string | undefined): number | null {
 const nextCursor = (page: { length: number }, limit: number, last: number | undefined) =>
   page.length === limit && last !== undefined ? String(last) : null;
 
+const destinationFact = (action: AuditFact["action"], id: number, details: AuditFact["details"]): AuditFact => ({
+  action,
+  target: { type: "alert_destination", id: String(id) },
+  details,
+});
+
+const ruleFact = (action: AuditFact["action"], rule: AlertRule, details: AuditFact["details"] = {}): AuditFact => ({
+  action,
+  target: { type: "alert_rule", id: String(rule.id) },
+  details: { name: rule.name, projectName: rule.projectName, ...details },
+});
+
 export class AlertService {
   readonly evaluator: AlertEvaluator;
   private readonly allow: AllowList;
 
-  constructor(private readonly deps: { store: Store; clock: Clock; config: Config }) {
+  constructor(
+    private readonly deps: { store: Store; clock: Clock; config: Config },
+    private readonly audit: AuditLog,
+  ) {
     this.evaluator = new AlertEvaluator(deps);
     this.allow = parseAllowList(deps.config.alertsAllowHosts);
   }
@@ -52,7 +68,7 @@ export class AlertService {
     return { destinations: destinations.map((destination) => ({ ...destination, url: displayedUrl(destination.kind, destination.url) })) };
   }
 
-  async createDestination(orgId: string, body: { name: string; kind: DestinationKind; url: string; secret?: string }) {
+  async createDestination(by: AuditContext, body: { name: string; kind: DestinationKind; url: string; secret?: string }) {
     const refusal = urlRefusal(body.url, this.allow);
     if (refusal) throw invalidInput(refusal.startsWith("url:") ? refusal : `url: ${refusal}`);
     if (body.kind === "slack" && body.secret !== undefined) throw invalidInput("secret: a slack destination has none");
@@ -61,12 +77,20 @@ export class AlertService {
     }
     const secret = body.kind === "slack" ? null : (body.secret ?? randomBytes(32).toString("base64url"));
     const input = { name: alertName(body.name), kind: body.kind, url: body.url, secret };
-    const destination = await this.deps.store.createAlertDestination(orgId, input, this.deps.clock.now());
+    const destination = await this.audit.write(by, "createAlertDestination", [by.orgId, input, this.deps.clock.now()], (made) => [
+      destinationFact("alert_destination.create", made.id, { name: made.name, kind: made.kind }),
+    ]);
     return { destination, secret };
   }
 
-  async deleteDestination(orgId: string, destinationId: number) {
-    if (!(await this.deps.store.deleteAlertDestination(orgId, destinationId))) throw notFound("destination", destinationId);
+  async deleteDestination(by: AuditContext, destinationId: number) {
+    const destination = await this.deps.store.getAlertDestination(by.orgId, destinationId);
+    const deleted =
+      destination &&
+      (await this.audit.write(by, "deleteAlertDestination", [by.orgId, destinationId], (done) =>
+        done ? [destinationFact("alert_destination.delete", destinationId, { name: destination.name, kind: destination.kind })] : [],
+      ));
+    if (!deleted) throw notFound("destination", destinationId);
     this.evaluator.invalidateAll();
     return { success: true };
   }
@@ -111,41 +135,48 @@ export class AlertService {
   }
 
   async createRule(
-    orgId: string,
+    by: AuditContext,
     body: { projectName: string; name: string; condition: ConditionInput; destinationIds: number[]; enabled?: boolean },
   ) {
     const input: NewAlertRule = {
       name: alertName(body.name),
       condition: normalizeCondition(body.condition),
-      destinationIds: await this.checkDestinations(orgId, body.destinationIds),
+      destinationIds: await this.checkDestinations(by.orgId, body.destinationIds),
       enabled: body.enabled ?? true,
     };
-    const project = await this.project(orgId, body.projectName);
-    const rule = await this.deps.store.createAlertRule(orgId, project.id, input, this.deps.clock.now());
+    const project = await this.project(by.orgId, body.projectName);
+    const rule = await this.audit.write(by, "createAlertRule", [by.orgId, project.id, input, this.deps.clock.now()], (made) =>
+      made ? [ruleFact("alert_rule.create", made, { condition: made.condition.type, enabled: made.enabled })] : [],
+    );
     if (!rule) throw projectNotFound(body.projectName);
     this.evaluator.invalidateProject(project.id);
     return { rule: presentRule(rule) };
   }
 
   async updateRule(
-    orgId: string,
+    by: AuditContext,
     ruleId: number,
     body: { name?: string; condition?: ConditionInput; destinationIds?: number[]; enabled?: boolean },
   ) {
     const change: Partial<NewAlertRule> = {};
     if (body.name !== undefined) change.name = alertName(body.name);
     if (body.condition !== undefined) change.condition = normalizeCondition(body.condition);
-    if (body.destinationIds !== undefined) change.destinationIds = await this.checkDestinations(orgId, body.destinationIds);
+    if (body.destinationIds !== undefined) change.destinationIds = await this.checkDestinations(by.orgId, body.destinationIds);
     if (body.enabled !== undefined) change.enabled = body.enabled;
-    const rule = await this.deps.store.updateAlertRule(orgId, ruleId, change, this.deps.clock.now());
+    const rule = await this.audit.write(by, "updateAlertRule", [by.orgId, ruleId, change, this.deps.clock.now()], (changed) =>
+      changed ? [ruleFact("alert_rule.update", changed, { changed: Object.keys(change) })] : [],
+    );
     if (!rule) throw notFound("rule", ruleId);
     this.evaluator.invalidateProject(rule.projectId);
     return { rule: presentRule(rule) };
   }
 
-  async deleteRule(orgId: string, ruleId: number) {
-    const rule = await this.deps.store.getAlertRule(orgId, ruleId);
-    if (!rule || !(await this.deps.store.deleteAlertRule(orgId, ruleId))) throw notFound("rule", ruleId);
+  async deleteRule(by: AuditContext, ruleId: number) {
+    const rule = await this.deps.store.getAlertRule(by.orgId, ruleId);
+    const deleted =
+      rule &&
+      (await this.audit.write(by, "deleteAlertRule", [by.orgId, ruleId], (done) => (done ? [ruleFact("alert_rule.delete", rule)] : [])));
+    if (!rule || !deleted) throw notFound("rule", ruleId);
     this.evaluator.invalidateProject(rule.projectId);
     return { success: true };
   }

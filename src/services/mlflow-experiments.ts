@@ -6,6 +6,7 @@ import { type Clause, compareKeys, compileClause, type OrderTerm, type SortValue
 import { withoutTag } from "../domain/mlflow/tags.js";
 import { checkRenamable, experimentDeletedAtAfter, inView, type ViewType } from "../domain/mlflow/views.js";
 import { encodePageToken, pageTokenCount } from "../domain/page-token.js";
+import type { AuditContext, AuditLog } from "./audit.js";
 import type { Clock } from "../domain/time.js";
 import type { MlflowProject, ProjectMlflowState, Store } from "../store/store.js";
 import { defaultExperiment, findExperiment, updateProjectMlflow } from "./mlflow.js";
@@ -39,7 +40,10 @@ function nameTaken(name: string) {
 
 /** MLflow's experiment workflows: an experiment is a Stepwise project (docs/api.md, "MLflow's REST API"). */
 export class MlflowExperiments {
-  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+  constructor(
+    private readonly deps: { store: Store; clock: Clock },
+    private readonly audit: AuditLog,
+  ) {}
 
   /**
    * Creates the experiment (a project) with its tags; returns its experiment ID. The name "Default"
@@ -104,17 +108,28 @@ export class MlflowExperiments {
   }
 
   /** Deletes (keeping an earlier deletion time) or restores the experiment. */
-  async setDeleted(orgId: string, experimentId: unknown, deleted: boolean): Promise<void> {
+  async setDeleted(by: AuditContext, experimentId: unknown, deleted: boolean): Promise<void> {
     const { store, clock } = this.deps;
-    const project = await findExperiment(store, orgId, experimentId);
+    const project = await findExperiment(store, by.orgId, experimentId);
     const now = clock.now();
     const named = experimentIdOf(project.id, project.defaultExperiment);
-    await updateProjectMlflow(
-      store,
-      orgId,
-      project.id,
-      (s) => ({ ...s, deletedAt: experimentDeletedAtAfter(deleted, s.deletedAt, now, named) }),
-      now,
+    // Recorded in the audit log when it moves the project in or out of the trash (a second delete keeps the first).
+    let moved = false;
+    const change = (s: ProjectMlflowState) => {
+      const deletedAt = experimentDeletedAtAfter(deleted, s.deletedAt, now, named);
+      moved = (deletedAt === null) !== (s.deletedAt === null);
+      return { ...s, deletedAt };
+    };
+    await this.audit.write(by, "updateProjectMlflow", [by.orgId, project.id, change, now], (done) =>
+      done && moved
+        ? [
+            {
+              action: deleted ? "project.delete" : "project.restore",
+              target: { type: "project", id: done.name },
+              details: { via: "mlflow" },
+            },
+          ]
+        : [],
     );
   }
 

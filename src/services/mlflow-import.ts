@@ -5,6 +5,8 @@ import { importedWhole, versionsToImport } from "../domain/mlflow/import.js";
 import { artifactUri, toStepwiseStatus } from "../domain/mlflow/model.js";
 import { orderDistinct } from "../domain/metric-points.js";
 import type { Actor, MetricSeries, MlflowProject, MlflowRun } from "../store/store.js";
+import { CLI_ACTOR } from "../domain/audit.js";
+import type { AuditContext } from "./audit.js";
 import type { MlflowSource, SourceArtifact, SourceExperiment, SourceModel, SourceRun } from "../import/mlflow/source.js";
 import type { ServiceDeps } from "./deps.js";
 import { defaultExperiment } from "./mlflow.js";
@@ -183,13 +185,18 @@ export class MlflowImport {
     return project;
   }
 
+  /** The import's deletions and restores are the operator's command line in the audit log. */
+  private get auditedAs(): AuditContext {
+    return { orgId: this.orgId, actor: CLI_ACTOR, sourceIp: null };
+  }
+
   private async importRun(experiment: SourceExperiment, run: SourceRun): Promise<void> {
     const { reporter } = this.options;
     this.counts.runs++;
     const existing = await this.deps.store.getRunByMlflowId(this.orgId, run.runId);
     if (existing && importedWhole(existing.status, run.status)) {
       // Deleted or restored in the source since: the one change a whole run may still take.
-      if (run.deleted !== (existing.deletedAt !== null)) await this.services.mlflowRuns.setDeleted(this.orgId, run.runId, run.deleted);
+      if (run.deleted !== (existing.deletedAt !== null)) await this.services.mlflowRuns.setDeleted(this.auditedAs, run.runId, run.deleted);
       this.counts.runsWhole++;
       reporter.runDone(run, "whole");
       return;
@@ -214,7 +221,7 @@ export class MlflowImport {
     const now = this.deps.clock.now();
     const stored = existing ?? (await this.createRun(experiment, run, now));
     // A resumed run may have been deleted by an earlier import that stopped after it: restored while it is written.
-    if (stored.deletedAt !== null) await mlflowRuns.setDeleted(this.orgId, run.runId, false);
+    if (stored.deletedAt !== null) await mlflowRuns.setDeleted(this.auditedAs, run.runId, false);
     const ref = { id: stored.id, mlflowId: stored.mlflowId, deletedAt: null };
     await mlflowRuns.logBatch(this.orgId, ref, { params: run.params, tags: existing ? run.tags : [], metrics: [] });
     await mlflowRuns.logInputs(this.orgId, ref, run.inputs);
@@ -248,7 +255,7 @@ export class MlflowImport {
       const current = (await this.deps.store.getMlflowRun(this.orgId, stored.id))!;
       await mlflowRuns.update(this.orgId, current, { name: "", status, endTime: run.endTime ?? run.startTime }, IMPORTER);
     }
-    if (run.deleted) await mlflowRuns.setDeleted(this.orgId, run.runId, true);
+    if (run.deleted) await mlflowRuns.setDeleted(this.auditedAs, run.runId, true);
   }
 
   /**

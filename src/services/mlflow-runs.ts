@@ -5,9 +5,10 @@ import { experimentIdOf } from "../domain/mlflow/ids.js";
 import { applyParams, applyTags } from "../domain/mlflow/model.js";
 import { checkTagWritable, nameFrom, renamedTags, withLoggedModel, withoutTag } from "../domain/mlflow/tags.js";
 import { deletedAtAfter } from "../domain/mlflow/views.js";
+import type { AuditContext, AuditLog } from "./audit.js";
 import type { RunStatus } from "../domain/status.js";
 import type { Clock } from "../domain/time.js";
-import type { Actor, MetricSeries, MlflowProject, MlflowRun, MlflowRunRef, Store } from "../store/store.js";
+import type { Actor, MetricSeries, MlflowProject, MlflowRun, MlflowRunRef, RunMlflowState, Store } from "../store/store.js";
 import type { IngestService } from "./ingest.js";
 import { checkActive, findRun, findRunRef, updateRunMlflow } from "./mlflow.js";
 import type { RunLifecycle } from "./runs.js";
@@ -29,6 +30,7 @@ export class MlflowRuns {
     private readonly deps: { store: Store; clock: Clock },
     private readonly runs: RunLifecycle,
     private readonly ingest: IngestService,
+    private readonly audit: AuditLog,
   ) {}
 
   /** The run a request names (RESOURCE_DOES_NOT_EXIST when there is none), with its JSON fields. */
@@ -123,10 +125,21 @@ export class MlflowRuns {
   }
 
   /** Deletes (keeping an earlier deletion time) or restores the run. */
-  async setDeleted(orgId: string, runId: unknown, deleted: boolean): Promise<void> {
-    const run = await this.findRef(orgId, runId);
+  async setDeleted(by: AuditContext, runId: unknown, deleted: boolean): Promise<void> {
+    const run = await this.findRef(by.orgId, runId);
     const now = this.deps.clock.now();
-    await updateRunMlflow(this.deps.store, orgId, run.id, (s) => ({ ...s, deletedAt: deletedAtAfter(deleted, s.deletedAt, now) }), now);
+    // Recorded in the audit log when it moves the run in or out of the trash (a second delete keeps the first).
+    let moved = false;
+    const change = (s: RunMlflowState) => {
+      const deletedAt = deletedAtAfter(deleted, s.deletedAt, now);
+      moved = (deletedAt === null) !== (s.deletedAt === null);
+      return { ...s, deletedAt };
+    };
+    await this.audit.write(by, "updateRunMlflow", [by.orgId, run.id, change, now], (done) =>
+      done && moved
+        ? [{ action: deleted ? "runs.delete" : "runs.restore", target: { type: "run", id: String(done.id) }, details: { via: "mlflow" } }]
+        : [],
+    );
   }
 
   /**

@@ -2,6 +2,8 @@ import type { FastifyBaseLogger } from "fastify";
 import type { BlobStore } from "../blobs/blob-store.js";
 import type { Clock } from "../domain/time.js";
 import type { PurgeTarget, Store } from "../store/store.js";
+import { SYSTEM_ACTOR } from "../domain/audit.js";
+import { AuditLog, type AuditContext } from "./audit.js";
 import { startLeasedJob } from "./leased-job.js";
 
 /** What a purge removed. */
@@ -39,6 +41,7 @@ const emptyReport = (): PurgeReport => ({ runs: 0, projects: 0, points: 0, files
  */
 export async function purgeDeleted(deps: PurgeDeps, cutoff: number, onRun?: (report: PurgeReport) => void): Promise<PurgeReport> {
   const { store, blobs, clock } = deps;
+  const audit = new AuditLog(deps);
   const report = emptyReport();
   const freeBlobs = async (target: PurgeTarget) => {
     const freed = await blobs.deleteRun(target);
@@ -52,8 +55,13 @@ export async function purgeDeleted(deps: PurgeDeps, cutoff: number, onRun?: (rep
   for (;;) {
     const page = await store.listPurgeableRuns(cutoff, PURGE_PAGE);
     let purged = 0;
-    for (const { runId } of page) {
-      const run = await store.purgeRun(runId, cutoff, clock.now());
+    for (const { runId, orgId } of page) {
+      // Recorded in the purge's transaction, as the server's own doing.
+      const run = await audit.write(bySystem(orgId), "purgeRun", [runId, cutoff, clock.now()], (done) =>
+        done
+          ? [{ action: "runs.purge", target: { type: "run", id: String(runId) }, details: { points: done.points, files: done.files } }]
+          : [],
+      );
       if (!run) continue;
       purged += 1;
       report.runs += 1;
@@ -68,7 +76,13 @@ export async function purgeDeleted(deps: PurgeDeps, cutoff: number, onRun?: (rep
   for (;;) {
     const projects = await store.listPurgeableProjects(cutoff, PURGE_PAGE);
     let purged = 0;
-    for (const { projectId } of projects) if (await store.purgeProject(projectId, cutoff)) purged += 1;
+    for (const { projectId, orgId } of projects) {
+      const name = (await store.listDeletedProjects(orgId)).find((project) => project.id === projectId)?.name ?? String(projectId);
+      const done = await audit.write(bySystem(orgId), "purgeProject", [projectId, cutoff], (gone) =>
+        gone ? [{ action: "project.purge", target: { type: "project", id: name } }] : [],
+      );
+      if (done) purged += 1;
+    }
     report.projects += purged;
     if (purged === 0) break;
   }
@@ -76,17 +90,25 @@ export async function purgeDeleted(deps: PurgeDeps, cutoff: number, onRun?: (rep
 }
 
 /** Applies every project's retention policy at `now`: the runs it names go to the trash (DeletionStore.retireRuns). Returns how many. */
-export async function applyRetention(store: Store, now: number): Promise<number> {
+export async function applyRetention(store: Store, clock: Clock, now: number): Promise<number> {
+  const audit = new AuditLog({ store, clock });
   let retired = 0;
-  for (const policy of await store.listRetentionPolicies())
-    retired += (await store.retireRuns(policy.orgId, policy.projectId, now, true)).length;
+  for (const policy of await store.listRetentionPolicies()) {
+    const ids = await audit.write(bySystem(policy.orgId), "retireRuns", [policy.orgId, policy.projectId, now, true], (runIds) =>
+      runIds.map((id) => ({ action: "runs.delete", target: { type: "run", id: String(id) }, details: { reason: "retention" } })),
+    );
+    retired += ids.length;
+  }
   return retired;
 }
+
+/** The purge and retention act as the server itself: the actor 'system', from no address. */
+const bySystem = (orgId: string): AuditContext => ({ orgId, actor: SYSTEM_ACTOR, sourceIp: null });
 
 /** One purge round as the server and `stepwise gc` run it: retention first, then the purge of what is due, then the space. */
 export async function purgeRound(deps: PurgeDeps, retentionMs: number, onRun?: (report: PurgeReport) => void): Promise<PurgeReport> {
   const now = deps.clock.now();
-  const retired = await applyRetention(deps.store, now);
+  const retired = await applyRetention(deps.store, deps.clock, now);
   const report = await purgeDeleted(deps, now - retentionMs, onRun);
   return { ...report, retired };
 }

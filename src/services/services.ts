@@ -1,4 +1,5 @@
 import { AlertService } from "./alerts.js";
+import { AuditLog } from "./audit.js";
 import type { ServiceDeps } from "./deps.js";
 import { FileService } from "./files.js";
 import { IngestService } from "./ingest.js";
@@ -9,6 +10,7 @@ import { MlflowRuns } from "./mlflow-runs.js";
 import { RunLifecycle } from "./runs.js";
 import { DeletionService } from "./deletion.js";
 import { PeopleService } from "./people.js";
+import { OidcService } from "./oidc.js";
 import { SessionService } from "./sessions.js";
 
 export type { ServiceDeps };
@@ -32,15 +34,20 @@ export interface Services {
   alerts: AlertService;
   /** Delete and restore runs and projects, the trash, retention policies. */
   deletion: DeletionService;
+  /** The organization's audit log: record an event, or a store write with its events; read a page. */
+  audit: AuditLog;
   /** Browser sessions: sign-in, the cookie's session, sign-out. */
   sessions: SessionService;
   /** Invitations, passwords, password sign-in and its limits, members' roles. */
   people: PeopleService;
+  /** Single sign-on with an OpenID Connect provider (on when --oidc-issuer is set). */
+  oidc: OidcService;
 }
 
 /** The services of one application (src/app.ts builds them once, so state such as upload turns is shared by every route). */
 export function createServices(deps: ServiceDeps): Services {
-  const alerts = new AlertService(deps);
+  const audit = new AuditLog(deps);
+  const alerts = new AlertService(deps, audit);
   const runs = new RunLifecycle(deps, alerts.evaluator);
   const ingest = new IngestService(deps, alerts.evaluator);
   return {
@@ -48,11 +55,13 @@ export function createServices(deps: ServiceDeps): Services {
     runs,
     ingest,
     files: new FileService(deps),
-    mlflowExperiments: new MlflowExperiments(deps),
+    mlflowExperiments: new MlflowExperiments(deps, audit),
     mlflowRegistry: new MlflowRegistry(deps),
-    mlflowRuns: new MlflowRuns(deps, runs, ingest),
+    mlflowRuns: new MlflowRuns(deps, runs, ingest, audit),
     mlflowLoggedModels: new MlflowLoggedModels(deps),
-    deletion: new DeletionService(deps),
+    deletion: new DeletionService(deps, audit),
+    audit,
+    oidc: new OidcService(deps, audit),
     sessions: new SessionService(deps.store, deps.clock, { idleMs: deps.config.sessionIdleMs, maxAgeMs: deps.config.sessionMaxAgeMs }),
     people: new PeopleService(deps.store, deps.clock),
   };

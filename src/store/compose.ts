@@ -26,7 +26,7 @@ import type { MetricReadOperations } from "./workflows/metric-reads.js";
 import * as metricWrites from "./workflows/metric-writes.js";
 import type { MetricWriteOperations } from "./workflows/metric-writes.js";
 
-type StoreMethod = Exclude<keyof Store, keyof StoreConnection>;
+type StoreMethod = Exclude<keyof Store, keyof StoreConnection | "audited">;
 
 /**
  * How each Store method runs on every backend: `statement` on the connection as it is (reads, and
@@ -138,6 +138,8 @@ const TRANSACTIONS = {
   getOrCreateSigningSecret: "transaction",
   tryAcquireLease: "statement",
   releaseLease: "statement",
+  createOidcLogin: "transaction",
+  takeOidcLogin: "statement",
   createSavedView: "transaction",
   getSavedView: "statement",
   listSavedViews: "statement",
@@ -177,6 +179,8 @@ const TRANSACTIONS = {
   setRetentionPolicy: "transaction",
   listRetentionPolicies: "statement",
   retireRuns: "transaction",
+  appendAuditEntries: "transaction",
+  listAuditEntries: "statement",
   exportRows: "statement",
   importRows: "transaction",
   countRows: "statement",
@@ -325,11 +329,29 @@ export function composeStore<C>(backend: Backend<C>): Store {
     );
   }
   for (const [name, method] of Object.entries(backend.overrides ?? {})) methods.set(name, method);
+  const appendAuditEntries = functions.get("appendAuditEntries")!;
+  // A method and its audit entries in one transaction: the method's workflow or function on the
+  // transaction's context, then the entries its result makes (Store.audited).
+  const audited = (name: string, args: unknown[], entries: (result: unknown) => unknown[]) =>
+    backend.transaction((ctx) => {
+      const workflow = workflows.get(name);
+      const result = workflow ? backend.perform(workflow(...args), ctx) : functions.get(name)!(ctx, ...args);
+      return then(result, (value) => then(appendAuditEntries(ctx, entries(value)), () => value));
+    });
   return {
     ...Object.fromEntries(methods),
+    audited,
     ping: () => backend.connection.ping(),
     reclaimSpace: (options) => backend.connection.reclaimSpace(options),
     close: () => backend.connection.close(),
     ...(backend.connection.poolUse ? { poolUse: backend.connection.poolUse } : {}),
   } as Store;
+}
+
+/**
+ * `next` of a value that is a promise (PostgreSQL) or not (SQLite, whose transaction must run to its
+ * end synchronously: awaiting there would commit before `next` ran).
+ */
+function then<T, U>(value: T | Promise<T>, next: (value: T) => U | Promise<U>): U | Promise<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
 }

@@ -314,6 +314,19 @@ export const COPY_TABLES: readonly CopyTable[] = [
   t("blob_purges", ["run_id"], { run_id: "integer", org_id: "text", project_id: "integer", queued_at: "integer" }),
   // The URL-signing secret: signed URLs given out by the source stay valid on the target.
   t("secrets", ["name"], { name: "text", value: "blob", created_at: "integer" }),
+  t("audit_log", ["id"], {
+    id: "integer",
+    org_id: "text",
+    at: "integer",
+    actor_user_id: "text",
+    actor_api_key_id: "text",
+    actor_label: "text",
+    source_ip: "text",
+    action: "text",
+    target_type: "text",
+    target_id: "text",
+    details: "json",
+  }),
 ];
 
 /** The table of this name, or undefined: table names from callers are checked here, never put into SQL as given. */

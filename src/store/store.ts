@@ -1,5 +1,6 @@
 import type { AlertStore } from "./alert-store.js";
 import type { PeopleStore } from "./people-store.js";
+import type { AuditStore } from "./audit-store.js";
 import type { Role } from "../domain/roles.js";
 import type { Json } from "../domain/merge.js";
 import type { ConsoleLogType } from "../domain/console-logs.js";
@@ -38,9 +39,11 @@ export interface Store
     ModelRegistryStore,
     LoggedModelStore,
     SharedStateStore,
+    OidcLoginStore,
     SavedViewStore,
     AlertStore,
     DeletionStore,
+    AuditStore,
     CopyStore {}
 
 /** Connections and waiting requests of a database pool (PostgreSQL's), read when GET /metrics is scraped. */
@@ -564,6 +567,33 @@ export interface SharedStateStore {
   tryAcquireLease(name: string, holderId: string, now: number, ttlMs: number): Promise<boolean>;
   /** Gives the lease up if `holderId` holds it, so another process takes over without waiting for the expiry. */
   releaseLease(name: string, holderId: string): Promise<void>;
+}
+
+/** A sign-in started at the OpenID Connect provider, waiting for its callback (docs/api.md, "Single sign-on"). */
+export interface PendingOidcLogin {
+  /** SHA-256 (hex) of the `state` sent to the provider: the key the callback presents. */
+  stateHash: string;
+  nonce: string;
+  /** PKCE's code verifier, whose S256 challenge went to the provider. */
+  codeVerifier: string;
+  /** The redirect URI sent to the provider, sent again with the code. */
+  redirectUri: string;
+  /** The same-origin path the browser returns to once signed in. */
+  returnTo: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** Pending single sign-ins, shared by every process on the store so the callback may reach any of them. */
+export interface OidcLoginStore {
+  /** Stores a pending sign-in, and deletes those expired by `login.createdAt` (nobody can finish them). */
+  createOidcLogin(login: PendingOidcLogin): Promise<void>;
+  /**
+   * Takes the pending sign-in of this state: deletes it and returns it, in one statement, so of
+   * callbacks presenting one state at once (on any process) exactly one gets it. Undefined when
+   * there is none, or it expired by `now` (deleted all the same).
+   */
+  takeOidcLogin(stateHash: string, now: number): Promise<PendingOidcLogin | undefined>;
 }
 
 /**

@@ -14,6 +14,8 @@ const PUBLIC_PATHS = new Set([
   "/api/auth/sign-in",
   "/api/auth/invitations/{token}",
   "/api/auth/invitations/{token}/accept",
+  "/api/auth/oidc/start",
+  "/api/auth/oidc/callback",
   "/files/upload/{fileId}",
   "/files/download/{fileId}/{fileName}",
 ]);

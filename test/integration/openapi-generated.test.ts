@@ -16,6 +16,20 @@ import { hashPassword } from "../../src/domain/passwords.js";
  * past look-ups into the code under them.
  */
 
+/**
+ * Operations whose valid request is refused by design on this test server, in their handler (so
+ * the variants still reach it): single sign-on is off here (docs/api.md, "Single sign-on"), and
+ * the test sends a key, which has no browser session to move to another organization.
+ */
+const BASELINE_REFUSED = new Map([
+  ["GET /api/auth/oidc/start", 404],
+  ["GET /api/auth/oidc/callback", 404],
+  ["POST /api/auth/session/organization", 400],
+]);
+
+/** POST routes that take nothing but their path: they answer from the credentials alone. */
+const BODYLESS_POSTS = new Set(["/api/slug", "/api/auth/sign-out"]);
+
 const HOSTILE = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf"];
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -322,7 +336,7 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
     assert.ok(operations.length >= 30, `only ${operations.length} operations`);
     for (const operation of operations.filter((op) => op.path !== "/api/openapi.json")) {
       assert.ok(
-        operation.parameters.length > 0 || operation.body || operation.method === "GET" || operation.path === "/api/slug",
+        operation.parameters.length > 0 || operation.body || operation.method === "GET" || BODYLESS_POSTS.has(operation.path),
         operation.path,
       );
     }
@@ -332,7 +346,9 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
     const failed: string[] = [];
     for (const operation of operations) {
       const answer = await send(operation, baseline(operation), operation.secured ? client.key : undefined);
-      if (answer.status >= 300) failed.push(`${operation.method} ${operation.path}: ${answer.status} ${answer.text.slice(0, 200)}`);
+      const expected = BASELINE_REFUSED.get(`${operation.method} ${operation.path}`);
+      if (expected !== undefined ? answer.status !== expected : answer.status >= 300)
+        failed.push(`${operation.method} ${operation.path}: ${answer.status} ${answer.text.slice(0, 200)}`);
     }
     assert.deepEqual(failed, []);
   });

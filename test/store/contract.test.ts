@@ -2,6 +2,7 @@ import { after, before, describe } from "node:test";
 import type { Store } from "../../src/store/store.js";
 import { accountContract } from "./contract/accounts.js";
 import { alertContract } from "./contract/alerts.js";
+import { auditContract } from "./contract/audit.js";
 import { BACKENDS } from "./contract/backends.js";
 import { copyContract } from "./contract/copy.js";
 import { deletionContract } from "./contract/deletion.js";
@@ -12,6 +13,7 @@ import { logContract } from "./contract/logs.js";
 import { metricContract } from "./contract/metrics.js";
 import { mlflowContract } from "./contract/mlflow.js";
 import { peopleContract } from "./contract/people.js";
+import { oidcLoginContract } from "./contract/oidc-logins.js";
 import { modelRegistryContract } from "./contract/model-registry.js";
 import { projectContract } from "./contract/projects.js";
 import { runContract } from "./contract/runs.js";
@@ -48,6 +50,8 @@ for (const backend of BACKENDS) {
     describe("SavedViewStore: saved views of a project's page", () => savedViewContract(store));
     describe("AlertStore: alert destinations, rules, states, events and deliveries", () => alertContract(store));
     describe("DeletionStore: the trash, the purge and retention", () => deletionContract(store));
+    describe("AuditStore: the audit log", () => auditContract(store));
+    describe("OidcLoginStore: pending single sign-ins", () => oidcLoginContract(store));
     describe("organization isolation, across the interfaces", () => isolationContract(store));
     // These open stores of their own: they need empty ones, or two.
     describe("SharedStateStore: state shared by processes", () => sharedStateContract(backend));

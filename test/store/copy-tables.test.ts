@@ -9,9 +9,18 @@ import { makeTempDir } from "../helpers/start-server.js";
 
 /**
  * Tables that are not data: the migration log, SQLite's own, leases of running processes, browser
- * sessions, invitation links and failed sign-ins (people sign in again, or are invited again, after a copy).
+ * sessions, sign-ins in flight, invitation links and failed sign-ins (people sign in again, or are
+ * invited again, after a copy).
  */
-const NOT_COPIED = new Set(["schema_migrations", "sqlite_sequence", "leases", "sessions", "invitations", "sign_in_failures"]);
+const NOT_COPIED = new Set([
+  "schema_migrations",
+  "sqlite_sequence",
+  "leases",
+  "sessions",
+  "oidc_logins",
+  "invitations",
+  "sign_in_failures",
+]);
 
 describe("the copy table list", () => {
   it("names every table and column of the SQLite schema, so `copy` loses nothing a migration adds", async () => {

@@ -39,9 +39,9 @@ describe("migration numbers", () => {
       const versions = async () =>
         (await client.query<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version")).rows.map((row) => row.version);
       const current = await versions();
-      assert.deepEqual(current, [1, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22]);
+      assert.deepEqual(current, [1, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24]);
       // The database as a Stepwise before the renumbering left it: its rows under the old numbers,
-      // and nothing of the migrations that came after (0013 and 0014 each added a column, 0015 two tables, 0016 one, 0017 changed an index, 0018 one table, 0019 two tables and two indexes, 0020 the alert tables, 0021 users' columns, memberships, sessions and keys' roles, 0022 invitations and failed sign-ins).
+      // and nothing of the migrations that came after (0013 and 0014 each added a column, 0015 two tables, 0016 one, 0017 changed an index, 0018 one table, 0019 two tables and two indexes, 0020 the alert tables, 0021 users' columns, memberships, sessions and keys' roles, 0022 invitations and failed sign-ins, 0023 the audit log, 0024 the pending sign-ins).
       await client.query("DELETE FROM schema_migrations WHERE version > 12");
       await client.query("ALTER TABLE projects DROP COLUMN mlflow_default");
       await client.query("ALTER TABLE runs DROP COLUMN mlflow_user_id");
@@ -51,8 +51,10 @@ describe("migration numbers", () => {
       await client.query(
         "DROP TABLE alert_deliveries, alert_events, alert_states, alert_rule_destinations, alert_rules, alert_destinations",
       );
+      await client.query("DROP TABLE oidc_logins");
       await client.query("DROP INDEX runs_deleted, projects_deleted");
       await client.query("DROP TABLE invitations, sign_in_failures");
+      await client.query("DROP TABLE audit_log");
       await client.query("DROP TABLE sessions, memberships");
       await client.query("ALTER TABLE users DROP COLUMN email, DROP COLUMN kind, DROP COLUMN password_hash");
       await client.query("ALTER TABLE api_keys DROP COLUMN role");

@@ -208,6 +208,8 @@ export const api = {
   deleteProject: (projectName: string) => post<T.DeletedProject>("/api/runs/projects/delete", { projectName }),
   restoreProject: (projectName: string) => post<T.RestoredProject>("/api/runs/projects/restore", { projectName }),
   trash: (projectName?: string) => get<T.Trash>("/api/runs/trash", { projectName, limit: 1000 }),
+  /** The organization's audit log, newest first (docs/api.md, "Audit log"; admins only). */
+  audit: (query: T.AuditQuery) => get<T.AuditList>("/api/audit", { ...query }),
   /** Alerts (docs/api.md, "Alerts"): the organization's destinations and outbox, a project's rules and fired events. */
   alertDestinations: () => get<T.AlertDestinations>("/api/alerts/destinations"),
   createAlertDestination: (body: T.NewAlertDestination) => post<T.CreatedAlertDestination>("/api/alerts/destinations", body),

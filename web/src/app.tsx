@@ -6,7 +6,7 @@ import { ConnectionNotice } from "./components/common.tsx";
 import { queryClient } from "./hooks.ts";
 import { lazy } from "./components/lazy.tsx";
 import { parseMlflowLink } from "./lib/mlflow-links.ts";
-import { Link, membersPath, modelsPath, navigate, trashPath, useLocation } from "./router.tsx";
+import { auditPath, Link, membersPath, modelsPath, navigate, trashPath, useLocation } from "./router.tsx";
 import { ComparePage } from "./views/compare.tsx";
 import { InvitePage } from "./views/invite.tsx";
 import { LeaderboardPage } from "./views/leaderboard.tsx";
@@ -19,6 +19,7 @@ import { RunsPage } from "./views/runs.tsx";
 import { SignInPage } from "./views/sign-in.tsx";
 import { TrashPage } from "./views/trash.tsx";
 
+const AuditPage = lazy("the audit log", () => import("./views/audit.tsx").then((module) => module.AuditPage));
 const ProjectSettingsPage = lazy("the settings", () => import("./views/project-settings.tsx").then((module) => module.ProjectSettingsPage));
 
 function Redirect({ to }: { to: string }) {
@@ -35,6 +36,7 @@ function View({ path, query, hash }: { path: string; query: URLSearchParams; has
     return parts[1] === undefined ? <ModelsPage /> : <ModelPage key={parts[1]} name={parts[1]} />;
   if (parts.length === 0) return <Redirect to="/projects" />;
   if (parts[0] === "members" && parts.length === 1) return <MembersPage />;
+  if (parts[0] === "audit" && parts.length === 1) return <AuditPage query={query} />;
   if (parts[0] === "trash" && parts.length === 1) {
     const projectName = query.get("projectName") ?? undefined;
     return <TrashPage key={projectName} projectName={projectName} />;
@@ -139,6 +141,7 @@ export function App() {
           <Link href={modelsPath}>Models</Link>
           <Link href={membersPath}>Members</Link>
           <Link href={trashPath()}>Trash</Link>
+          <Link href={auditPath}>Audit log</Link>
         </nav>
         <button type="button" class="link" onClick={() => void signOut()}>
           Sign out

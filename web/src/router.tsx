@@ -87,6 +87,7 @@ export const leaderboardPath = (projectName: string) => `${projectPath(projectNa
 export const settingsPath = (projectName: string) => `${projectPath(projectName)}/settings`;
 export const modelsPath = "/models";
 export const membersPath = "/members";
+export const auditPath = "/audit";
 export const trashPath = (projectName?: string) =>
   projectName === undefined ? "/trash" : `/trash?projectName=${encodeURIComponent(projectName)}`;
 export const modelPath = (name: string) => `${modelsPath}/${encodeURIComponent(name)}`;

@@ -16,9 +16,9 @@ import type {
   TestDeliveryResponse,
   UpdateRuleBody,
 } from "../../src/http/schemas/alerts.ts";
+import type { AuditListResponse, AuditQuery as AuditQuerySchema } from "../../src/http/schemas/audit.ts";
 import type { SuccessResponse as SuccessSchema } from "../../src/http/schemas/common.ts";
 import type {
-  AuthConfigResponse,
   InvitationResponse,
   InviteBody as InviteBodySchema,
   InviteResponse,
@@ -28,6 +28,7 @@ import type {
 } from "../../src/http/schemas/people.ts";
 import type { RoleSchema, SessionResponse } from "../../src/http/schemas/sessions.ts";
 import type { FilesResponse } from "../../src/http/schemas/files.ts";
+import type { AuthConfigResponse } from "../../src/http/schemas/oidc.ts";
 import type {
   DataQuery as DataQuerySchema,
   DataResponse,
@@ -73,6 +74,10 @@ import type {
 
 export type Success = Static<typeof SuccessSchema>;
 export type Validation = Static<typeof ValidateKeyResponse>;
+/** Which sign-in methods the server has on (GET /api/auth/config). */
+export type AuthConfig = Static<typeof AuthConfigResponse>;
+/** Who a session cookie signs in (GET /api/auth/session). */
+export type Session = Static<typeof SessionResponse>;
 export type Projects = Static<typeof ProjectsResponse>;
 export type Project = Projects["projects"][number];
 
@@ -144,6 +149,9 @@ export type RestoredRuns = Static<typeof RestoreRunsResponse>;
 export type DeletedProject = Static<typeof DeleteProjectResponse>;
 export type RestoredProject = Static<typeof RestoreProjectResponse>;
 export type Trash = Static<typeof TrashResponse>;
+export type AuditList = Static<typeof AuditListResponse>;
+export type AuditEntry = AuditList["entries"][number];
+export type AuditQuery = Partial<Static<typeof AuditQuerySchema>>;
 export type TrashedRun = Trash["runs"][number];
 
 /** Alerts (docs/api.md, "Alerts"): the organization's destinations and outbox, a project's rules and their events. */
@@ -164,9 +172,7 @@ export type AlertOutbox = Static<typeof DeliveryListResponse>;
 export type OutboxDelivery = AlertOutbox["deliveries"][number];
 
 /** Sign-in and members (docs/api.md, "Sign-in and sessions", "Members"). */
-export type Session = Static<typeof SessionResponse>;
 export type Role = Static<typeof RoleSchema>;
-export type AuthConfig = Static<typeof AuthConfigResponse>;
 export type SignedIn = Static<typeof SignedInResponse>;
 export type Invitation = Static<typeof InvitationResponse>;
 export type Members = Static<typeof MemberListResponse>;

@@ -1,7 +1,9 @@
 import { ConfigError, parseDuration } from "../../config.js";
+import { CLI_ACTOR } from "../../domain/audit.js";
 import { DomainError } from "../../domain/errors.js";
 import { systemClock, toIso, toIsoOrNull } from "../../domain/time.js";
-import { createOwnerAccount, issueKey } from "../../services/accounts.js";
+import { createOwnerAccount, issueKey, keyFact } from "../../services/accounts.js";
+import { AuditLog } from "../../services/audit.js";
 import type { Store } from "../../store/store.js";
 import { DATA_DIR_HELP, expectArguments, openStore, STORE_OPTIONS, UsageError, type Command } from "../command.js";
 
@@ -73,8 +75,10 @@ async function createKey(store: Store, values: Values, _args: string[], lifetime
   const now = systemClock.now();
   const user = (await store.listUsers(organization.id))[0] ?? (await createOwnerAccount(store, organization.id, now));
   const name = typeof values.name === "string" ? values.name : "cli";
+  const audit = { log: new AuditLog({ store, clock: systemClock }), by: { orgId: organization.id, actor: CLI_ACTOR, sourceIp: null } };
   const expiresAt = lifetime === undefined ? null : now + lifetime;
-  const { key, record } = await issueKey(store, { orgId: organization.id, userId: user.id, name, expiresAt, role: null }, now);
+  const grant = { orgId: organization.id, userId: user.id, name, expiresAt, role: null };
+  const { key, record } = await issueKey(store, grant, now, audit);
   const expiry = record.expiresAt === null ? "never expires" : `expires ${toIso(record.expiresAt)}`;
   console.log(`Created key ${record.id} '${record.name}' for organization '${organization.slug}' (${expiry}). Shown only this once:`);
   console.log(key);
@@ -104,7 +108,14 @@ async function listKeys(store: Store, values: Values): Promise<number> {
 }
 
 async function revokeKey(store: Store, _values: Values, [keyId]: string[]): Promise<number> {
-  const key = await store.revokeApiKey(keyId!, systemClock.now());
+  const found = await store.getApiKey(keyId!);
+  if (!found) throw new DomainError("NOT_FOUND", `no API key with id '${keyId}'`);
+  const now = systemClock.now();
+  const log = new AuditLog({ store, clock: systemClock });
+  // A key revoked before keeps its first time and records nothing now.
+  const key = await log.write({ orgId: found.orgId, actor: CLI_ACTOR, sourceIp: null }, "revokeApiKey", [found.id, now], (revoked) =>
+    revoked?.revokedAt === now ? [keyFact("key.revoke", revoked)] : [],
+  );
   if (!key) throw new DomainError("NOT_FOUND", `no API key with id '${keyId}'`);
   console.log(`Revoked key ${key.id} '${key.name}' (${key.displayPrefix}…) at ${toIso(key.revokedAt!)}`);
   return 0;

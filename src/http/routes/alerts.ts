@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { auditContext } from "../audit-context.js";
 import type { RouteDeps } from "../deps.js";
 import { ErrorResponse, STANDARD_ERRORS, SuccessResponse } from "../schemas/common.js";
 import {
@@ -35,7 +36,7 @@ export function alertRoutes({ services }: RouteDeps): FastifyPluginAsyncTypebox 
     app.post(
       "/api/alerts/destinations",
       { schema: { tags, body: CreateDestinationBody, response: { 201: CreateDestinationResponse, ...WRITE_ERRORS } } },
-      async (request, reply) => reply.code(201).send(await alerts.createDestination(request.auth.orgId, request.body)),
+      async (request, reply) => reply.code(201).send(await alerts.createDestination(auditContext(request), request.body)),
     );
     app.post(
       "/api/alerts/destinations/:destinationId/test",
@@ -51,17 +52,17 @@ export function alertRoutes({ services }: RouteDeps): FastifyPluginAsyncTypebox 
     app.post(
       "/api/alerts/rules",
       { schema: { tags, body: CreateRuleBody, response: { 201: RuleResponse, ...WRITE_ERRORS } } },
-      async (request, reply) => reply.code(201).send(await alerts.createRule(request.auth.orgId, request.body)),
+      async (request, reply) => reply.code(201).send(await alerts.createRule(auditContext(request), request.body)),
     );
     app.patch(
       "/api/alerts/rules/:ruleId",
       { schema: { tags, params: RuleIdParams, body: UpdateRuleBody, response: { 200: RuleResponse, ...WRITE_ERRORS } } },
-      async (request) => alerts.updateRule(request.auth.orgId, request.params.ruleId, request.body),
+      async (request) => alerts.updateRule(auditContext(request), request.params.ruleId, request.body),
     );
     app.delete(
       "/api/alerts/rules/:ruleId",
       { schema: { tags, params: RuleIdParams, response: { 200: SuccessResponse, ...STANDARD_ERRORS } } },
-      async (request) => alerts.deleteRule(request.auth.orgId, request.params.ruleId),
+      async (request) => alerts.deleteRule(auditContext(request), request.params.ruleId),
     );
 
     app.get(
@@ -83,7 +84,7 @@ export function alertRoutes({ services }: RouteDeps): FastifyPluginAsyncTypebox 
     app.delete(
       "/api/alerts/destinations/:destinationId",
       { schema: { tags, params: DestinationIdParams, response: { 200: SuccessResponse, ...STANDARD_ERRORS } } },
-      async (request) => alerts.deleteDestination(request.auth.orgId, request.params.destinationId),
+      async (request) => alerts.deleteDestination(auditContext(request), request.params.destinationId),
     );
   };
 }

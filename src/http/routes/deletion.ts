@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { auditContext } from "../audit-context.js";
 import type { RouteDeps } from "../deps.js";
 import { ErrorResponse, STANDARD_ERRORS } from "../schemas/common.js";
 import {
@@ -26,22 +27,22 @@ export function deletionRoutes({ services }: RouteDeps): FastifyPluginAsyncTypeb
     app.post(
       "/api/runs/delete",
       { schema: { tags, body: RunIdsBody, response: { 200: DeleteRunsResponse, ...CHANGE_ERRORS } } },
-      async (request) => deletion.deleteRuns(request.auth.orgId, request.body.runIds),
+      async (request) => deletion.deleteRuns(auditContext(request), request.body.runIds),
     );
     app.post(
       "/api/runs/restore",
       { schema: { tags, body: RunIdsBody, response: { 200: RestoreRunsResponse, ...CHANGE_ERRORS } } },
-      async (request) => deletion.restoreRuns(request.auth.orgId, request.body.runIds),
+      async (request) => deletion.restoreRuns(auditContext(request), request.body.runIds),
     );
     app.post(
       "/api/runs/projects/delete",
       { schema: { tags, body: ProjectNameBody, response: { 200: DeleteProjectResponse, ...CHANGE_ERRORS } } },
-      async (request) => deletion.deleteProject(request.auth.orgId, request.body.projectName),
+      async (request) => deletion.deleteProject(auditContext(request), request.body.projectName),
     );
     app.post(
       "/api/runs/projects/restore",
       { schema: { tags, body: ProjectNameBody, response: { 200: RestoreProjectResponse, ...CHANGE_ERRORS } } },
-      async (request) => deletion.restoreProject(request.auth.orgId, request.body.projectName),
+      async (request) => deletion.restoreProject(auditContext(request), request.body.projectName),
     );
     app.get(
       "/api/runs/trash",
@@ -59,7 +60,7 @@ export function deletionRoutes({ services }: RouteDeps): FastifyPluginAsyncTypeb
       async (request) => {
         const { projectName, policy } = request.body;
         return deletion.setRetention(
-          request.auth.orgId,
+          auditContext(request),
           projectName,
           policy && { maxAgeDays: policy.maxAgeDays, excludeTag: policy.excludeTag ?? null },
         );

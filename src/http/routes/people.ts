@@ -7,7 +7,6 @@ import type { RouteDeps } from "../deps.js";
 import { ErrorResponse } from "../schemas/common.js";
 import {
   AcceptInvitationBody,
-  AuthConfigResponse,
   InvitationResponse,
   InvitationToken,
   InviteBody,
@@ -38,12 +37,6 @@ const presentMember = (member: Member) => ({ user: presentUser(member.user), rol
  */
 export function passwordRoutes({ services, config }: RouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get("/api/auth/config", { schema: { ...PUBLIC, response: { 200: AuthConfigResponse } } }, async () => ({
-      password: true,
-      oidc: false,
-      apiKey: await services.people.apiKeySignInAllowed(),
-    }));
-
     app.post(
       "/api/auth/sign-in",
       { schema: { ...PUBLIC, body: SignInBody, response: { 200: SignedInResponse, ...PEOPLE_ERRORS, 429: ErrorResponse } } },

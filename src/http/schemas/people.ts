@@ -36,12 +36,6 @@ export const InvitationResponse = Type.Object({
 
 export const AcceptInvitationBody = Type.Object({ password: Password, name: Type.Optional(DisplayName) }, { additionalProperties: false });
 
-export const AuthConfigResponse = Type.Object({
-  password: Type.Boolean({ description: "Sign-in with email and password (POST /api/auth/sign-in)" }),
-  oidc: Type.Boolean({ description: "Single sign-on with the OpenID Connect provider (GET /api/auth/oidc/start)" }),
-  apiKey: Type.Boolean({ description: "The UI's sign-in with an API key: only while no person has a password and single sign-on is off" }),
-});
-
 export const MemberItem = Type.Object({
   user: UserItem,
   role: RoleSchema,

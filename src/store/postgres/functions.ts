@@ -1,4 +1,5 @@
 // Every Store function of this backend, by the Store method it implements (compose.ts, BackendFunctions).
+export * from "./audit.js";
 export * from "./console-logs.js";
 export * from "./copy.js";
 export * from "./data-rows.js";
@@ -7,6 +8,7 @@ export * from "./keys.js";
 export * from "./metric-reads.js";
 export * from "./metrics.js";
 export * from "./mlflow.js";
+export * from "./oidc-logins.js";
 export * from "./model-registry.js";
 export * from "./organizations.js";
 export * from "./projects.js";

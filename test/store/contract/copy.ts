@@ -9,7 +9,8 @@ import { ACTOR, runInput, T0, type StoreOpener } from "./backends.js";
 
 /**
  * A store with a row in every copyable table: two organizations, keys (one revoked), a run with
- * all its attributes, a fork, metrics over several chunks, console lines, data rows, files, the secret.
+ * all its attributes, a fork, metrics over several chunks, console lines, data rows, files, the secret,
+ * an audit entry.
  */
 async function populate(s: Store): Promise<{ orgId: string; runId: number; forkId: number }> {
   const org = await s.createOrganization("copy-source", T0);
@@ -143,6 +144,20 @@ async function populate(s: Store): Promise<{ orgId: string; runId: number; forkI
   const { run: purged } = await s.createRun(org.id, runInput({ projectName: "purged", name: "gone" }), ACTOR);
   await s.deleteRuns(org.id, [purged.id], T0 + 8);
   assert.ok(await s.purgeRun(purged.id, T0 + 8, T0 + 9));
+  await s.appendAuditEntries([
+    {
+      orgId: org.id,
+      at: T0 + 9,
+      actorUserId: null,
+      actorApiKeyId: null,
+      actorLabel: "system",
+      sourceIp: null,
+      action: "runs.purge",
+      targetType: "run",
+      targetId: String(purged.id),
+      details: '{"points":0,"files":0}',
+    },
+  ]);
   return { orgId: org.id, runId: run.id, forkId: fork.run.id };
 }
 

@@ -1,10 +1,50 @@
 import { useEffect, useState } from "preact/hooks";
+import { safeReturnTo, SSO_REFUSALS } from "../../../src/domain/shared-with-ui.ts";
 import { api, ApiError, apiKey, session } from "../api.ts";
 import { ErrorNote } from "../components/common.tsx";
+import { useLocation } from "../router.tsx";
 import type { AuthConfig } from "../types.ts";
 
+// Looked up with a code from the URL: a Map, never the object itself.
+const SSO_MESSAGES = new Map<string, string>(Object.entries(SSO_REFUSALS).map(([code, { message }]) => [code, message]));
+
 /**
- * Sign-in: email and password (a session cookie the page never reads, and its CSRF token kept in
+ * "Sign in with SSO" when the server has single sign-on on (GET /api/auth/config): a link (a full
+ * navigation) to the server's start route, which returns here, to the page that asked, once signed
+ * in; a refused sign-in comes back to /signin?error=<code>, said here.
+ */
+function SsoSignIn() {
+  const location = useLocation();
+  const [on, setOn] = useState(false);
+  useEffect(() => {
+    api.authConfig().then(
+      (config) => setOn(config.oidc),
+      () => setOn(false),
+    );
+  }, []);
+  const code = location.path === "/signin" ? location.query.get("error") : null;
+  const returnTo =
+    location.path === "/signin" ? "/projects" : safeReturnTo(`${location.path}${location.query.size ? `?${location.query}` : ""}`);
+  return (
+    <>
+      {code && (
+        <p class="error" role="alert" data-testid="sso-refused">
+          Single sign-on failed: {SSO_MESSAGES.get(code) ?? "the sign-in was refused"}.
+        </p>
+      )}
+      {on && (
+        <p>
+          <a class="button" href={`/api/auth/oidc/start?returnTo=${encodeURIComponent(returnTo)}`} data-testid="sso-sign-in">
+            Sign in with SSO
+          </a>
+        </p>
+      )}
+    </>
+  );
+}
+
+/**
+ * Sign-in: single sign-on when on, email and password (a session cookie the page never reads, and its CSRF token kept in
  * memory), and, on a single-user install where nobody has a password yet, an API key kept in this
  * browser's localStorage until "Sign out" (GET /api/auth/config says which).
  */
@@ -23,6 +63,7 @@ export function SignInPage({ rejection, onSignedIn }: { rejection?: { message: s
           again.
         </p>
       )}
+      <SsoSignIn />
       {config?.apiKey ? (
         <>
           <ApiKeyForm onSignedIn={onSignedIn} />

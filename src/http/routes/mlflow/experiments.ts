@@ -1,3 +1,4 @@
+import { auditContext } from "../../audit-context.js";
 import type { FastifyInstance } from "fastify";
 import { checkKey, checkName, LIMITS } from "../../../domain/mlflow/model.js";
 import { EXPERIMENT_ATTRIBUTES, parseFilter, parseOrderBy } from "../../../domain/mlflow/search.js";
@@ -63,7 +64,7 @@ export function experimentRoutes({ services: { mlflowExperiments: experiments } 
       ["/experiments/restore", false],
     ] as const)
       post(path, async (request) => {
-        await experiments.setDeleted(orgOf(request), fieldsOf(request).experiment_id, deleted);
+        await experiments.setDeleted(auditContext(request), fieldsOf(request).experiment_id, deleted);
         return {};
       });
 

@@ -1,3 +1,4 @@
+import { auditContext } from "../../audit-context.js";
 import type { FastifyInstance } from "fastify";
 import { checkClientJson } from "../../../domain/json-text.js";
 import { parseDatasetInputs } from "../../../domain/mlflow/datasets.js";
@@ -73,7 +74,7 @@ export function runRoutes({
       ["/runs/restore", false],
     ] as const)
       post(path, async (request) => {
-        await runs.setDeleted(orgOf(request), runIdOf(fieldsOf(request)), deleted);
+        await runs.setDeleted(auditContext(request), runIdOf(fieldsOf(request)), deleted);
         return {};
       });
 
