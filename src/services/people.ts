@@ -19,11 +19,16 @@ import {
 } from "../domain/people.js";
 import type { Role } from "../domain/roles.js";
 import type { Clock } from "../domain/time.js";
+import { CLI_ACTOR } from "../domain/audit.js";
 import type { InvitationDetails } from "../store/people-store.js";
+import type { AuditContext, AuditLog } from "./audit.js";
 import type { Member, Store, User } from "../store/store.js";
 
 /** Who asks for a change of members: a member with its role, or null for the operator's CLI. */
 export type Manager = { userId: string; role: Role } | null;
+
+/** The audit log's context of a change (who, from where); the CLI's when undefined. */
+const cliContext = (orgId: string): AuditContext => ({ orgId, actor: CLI_ACTOR, sourceIp: null });
 
 /**
  * A new invitation: the link's token is returned once and never stored. Null (with expiresAt) when
@@ -47,8 +52,20 @@ export class PeopleService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly audit?: AuditLog,
     private readonly limits: SignInLimits = SIGN_IN_LIMITS,
   ) {}
+
+  /** A membership write, with its audit entry in the same transaction when there is an audit log. */
+  private async membershipWrite<K extends "setMembership" | "removeMembership">(
+    context: AuditContext,
+    method: K,
+    args: Parameters<Store[K]>,
+    fact: Parameters<AuditLog["write"]>[3] extends (result: never) => infer F ? F : never,
+  ): Promise<Awaited<ReturnType<Store[K]>>> {
+    if (this.audit) return this.audit.write(context, method, args, () => fact);
+    return (this.store[method] as (...a: unknown[]) => Promise<Awaited<ReturnType<Store[K]>>>)(...args);
+  }
 
   /**
    * Makes the person of that email (found, or created) a member and returns an invitation link's
@@ -57,7 +74,12 @@ export class PeopleService {
    * link (manager null) sets a new password for a person who has one; an admin's link is made only
    * when it may set the password (docs/semantics.md, "Invitations").
    */
-  async invite(orgId: string, input: { email: string; name?: string; role?: Role }, manager: Manager): Promise<Invited> {
+  async invite(
+    orgId: string,
+    input: { email: string; name?: string; role?: Role },
+    manager: Manager,
+    context: AuditContext = cliContext(orgId),
+  ): Promise<Invited> {
     const email = normalizeEmail(input.email);
     const now = this.clock.now();
     let user = await this.store.getUserByEmail(email);
@@ -80,7 +102,15 @@ export class PeopleService {
     const role = current?.role ?? input.role ?? "member";
     const otherOrganizations = (await this.store.listMemberships(user.id)).filter((m) => m.orgId !== orgId).length;
     const hasPassword = (await this.store.getPasswordHash(user.id)) !== undefined;
-    if (!current) await this.store.setMembership(orgId, user.id, role, now);
+    if (!current) {
+      const target = { type: "user" as const, id: user.id };
+      await this.membershipWrite(
+        context,
+        "setMembership",
+        [orgId, user.id, role, now],
+        [{ action: "member.add", target, details: { role, via: "invitation" } }],
+      );
+    }
     if (!linkMaySetPassword({ createdBy: manager?.userId ?? null, hasPassword, otherOrganizations }))
       return { user, role, token: null, expiresAt: null };
     const { token, tokenHash } = newInvitationToken();
@@ -174,18 +204,24 @@ export class PeopleService {
   }
 
   /** Changes a member's role; it acts at the member's next request (keys and sessions read it each time). */
-  async setRole(orgId: string, userId: string, role: Role, manager: Manager): Promise<Member> {
+  async setRole(orgId: string, userId: string, role: Role, manager: Manager, context: AuditContext = cliContext(orgId)): Promise<Member> {
     const member = await this.member(orgId, userId);
     if (manager) assertMayManage(manager.role, member.role, role);
-    const membership = await this.store.setMembership(orgId, userId, role, this.clock.now());
+    const fact = {
+      action: "member.role" as const,
+      target: { type: "user" as const, id: userId },
+      details: { from: member.role, to: role },
+    };
+    const membership = await this.membershipWrite(context, "setMembership", [orgId, userId, role, this.clock.now()], [fact]);
     return { ...membership, user: member.user };
   }
 
   /** Removes a member: its keys in the organization are revoked and its sessions there end, at once. */
-  async remove(orgId: string, userId: string, manager: Manager): Promise<Member> {
+  async remove(orgId: string, userId: string, manager: Manager, context: AuditContext = cliContext(orgId)): Promise<Member> {
     const member = await this.member(orgId, userId);
     if (manager) assertMayManage(manager.role, member.role, undefined);
-    if (!(await this.store.removeMembership(orgId, userId, this.clock.now())))
+    const fact = { action: "member.remove" as const, target: { type: "user" as const, id: userId }, details: { role: member.role } };
+    if (!(await this.membershipWrite(context, "removeMembership", [orgId, userId, this.clock.now()], [fact])))
       throw new DomainError("NOT_FOUND", `no member '${userId}' in this organization`);
     return member;
   }

@@ -63,6 +63,6 @@ export function createServices(deps: ServiceDeps): Services {
     audit,
     oidc: new OidcService(deps, audit),
     sessions: new SessionService(deps.store, deps.clock, { idleMs: deps.config.sessionIdleMs, maxAgeMs: deps.config.sessionMaxAgeMs }),
-    people: new PeopleService(deps.store, deps.clock),
+    people: new PeopleService(deps.store, deps.clock, audit),
   };
 }

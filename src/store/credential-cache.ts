@@ -19,6 +19,8 @@ const INVALIDATING = [
   "createSession",
   // Sets a password and ends the person's sessions everywhere (people-store.ts).
   "acceptInvitation",
+  // Any of the above run with its audit entries (a role change or removal from the members routes); audited writes are rare.
+  "audited",
 ] as const;
 
 /**

@@ -177,6 +177,17 @@ describe("people: invitations, password sign-in, members", () => {
     assert.equal((await browser.get("/api/auth/session")).body.role, "admin");
     await org.client.post(`/api/members/${userId}/role`, { role: "viewer" });
     assert.equal((await browser.post("/api/runs/create", { runName: "r", projectName: "p" })).status, 403);
+
+    // The audit log has the invitation, the sign-in by it and both role changes, newest first.
+    const audit = await org.client.get("/api/audit", { targetId: userId });
+    assert.equal(audit.status, 200, JSON.stringify(audit.body));
+    const entries = audit.body.entries.map((e: { action: string; details: unknown }) => [e.action, e.details]);
+    assert.deepEqual(entries, [
+      ["member.role", { from: "admin", to: "viewer" }],
+      ["member.role", { from: "member", to: "admin" }],
+      ["sign_in", { method: "invitation" }],
+      ["member.add", { role: "member", via: "invitation" }],
+    ]);
   });
 
   it("removal ends the member's session and revokes its keys", async () => {
@@ -194,6 +205,11 @@ describe("people: invitations, password sign-in, members", () => {
     assert.equal((await adaKey.get("/api/runs/projects")).status, 401);
     const members = await org.client.get("/api/members");
     assert.ok(!members.body.members.some((m: { user: { id: string } }) => m.user.id === userId));
+    const audit = await org.client.get("/api/audit", { action: "member.remove" });
+    assert.deepEqual(
+      audit.body.entries.map((e: { target: { id: string }; details: unknown }) => [e.target.id, e.details]),
+      [[userId, { role: "member" }]],
+    );
     assert.equal((await org.client.post(`/api/members/${userId}/remove`)).status, 404);
   });
 

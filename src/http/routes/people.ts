@@ -20,6 +20,7 @@ import {
   SignInBody,
 } from "../schemas/people.js";
 import { presentUser } from "../presenters.js";
+import { auditContext } from "../audit-context.js";
 import { signIn } from "../sessions.js";
 import { baseUrl } from "../urls.js";
 
@@ -44,6 +45,10 @@ export function passwordRoutes({ services, config }: RouteDeps): FastifyPluginAs
         reply.header("cache-control", "no-store");
         const member = await services.people.signIn(request.body, request.ip);
         const { csrfToken } = await signIn(request, reply, services.sessions, config.publicUrl, member);
+        await services.audit.record(
+          { orgId: member.orgId, actor: { userId: member.userId, apiKeyId: null }, sourceIp: request.ip },
+          { action: "sign_in", target: { type: "user", id: member.userId }, details: { method: "password" } },
+        );
         return { csrfToken, organization: { id: member.orgId, slug: member.orgSlug }, role: member.role };
       },
     );
@@ -66,6 +71,10 @@ export function passwordRoutes({ services, config }: RouteDeps): FastifyPluginAs
         reply.header("cache-control", "no-store");
         const invitation = await services.people.accept(request.params.token, request.body.password, request.body.name);
         const { csrfToken } = await signIn(request, reply, services.sessions, config.publicUrl, invitation);
+        await services.audit.record(
+          { orgId: invitation.orgId, actor: { userId: invitation.userId, apiKeyId: null }, sourceIp: request.ip },
+          { action: "sign_in", target: { type: "user", id: invitation.userId }, details: { method: "invitation" } },
+        );
         const membership = await services.people.member(invitation.orgId, invitation.userId);
         return { csrfToken, organization: { id: invitation.orgId, slug: invitation.orgSlug }, role: membership.role };
       },
@@ -94,7 +103,7 @@ export function memberRoutes({ services, config }: RouteDeps): FastifyPluginAsyn
       { config: { role: "admin" }, schema: { tags: ["members"], body: InviteBody, response: { 200: InviteResponse, ...PEOPLE_ERRORS } } },
       async (request, reply) => {
         reply.header("cache-control", "no-store");
-        const invited = await services.people.invite(request.auth.orgId, request.body, manager(request.auth));
+        const invited = await services.people.invite(request.auth.orgId, request.body, manager(request.auth), auditContext(request));
         const member = await services.people.member(request.auth.orgId, invited.user.id);
         return {
           member: presentMember(member),
@@ -112,7 +121,13 @@ export function memberRoutes({ services, config }: RouteDeps): FastifyPluginAsyn
       },
       async (request) => ({
         member: presentMember(
-          await services.people.setRole(request.auth.orgId, request.params.userId, request.body.role, manager(request.auth)),
+          await services.people.setRole(
+            request.auth.orgId,
+            request.params.userId,
+            request.body.role,
+            manager(request.auth),
+            auditContext(request),
+          ),
         ),
       }),
     );
@@ -124,7 +139,9 @@ export function memberRoutes({ services, config }: RouteDeps): FastifyPluginAsyn
         schema: { tags: ["members"], params: MemberParams, response: { 200: MemberResponse, ...PEOPLE_ERRORS } },
       },
       async (request) => ({
-        member: presentMember(await services.people.remove(request.auth.orgId, request.params.userId, manager(request.auth))),
+        member: presentMember(
+          await services.people.remove(request.auth.orgId, request.params.userId, manager(request.auth), auditContext(request)),
+        ),
       }),
     );
   };
