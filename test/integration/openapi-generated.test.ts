@@ -123,7 +123,11 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
     assert.ok(operations.length >= 30, `only ${operations.length} operations`);
     for (const operation of operations.filter((op) => op.path !== "/api/openapi.json")) {
       assert.ok(
-        operation.parameters.length > 0 || operation.body || operation.method === "GET" || operation.path === "/api/slug",
+        operation.parameters.length > 0 ||
+          operation.body ||
+          operation.method === "GET" ||
+          operation.path === "/api/slug" ||
+          operation.path === "/api/auth/sign-out",
         operation.path,
       );
     }
@@ -133,6 +137,9 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
     const failed: string[] = [];
     for (const operation of operations) {
       const answer = await send(operation, baseline(operation), operation.secured ? client.key : undefined);
+      // Only a browser session moves between organizations; with a key it is a 400 past validation.
+      if (operation.path === "/api/auth/session/organization" && answer.status === 400 && /only a browser session/.test(answer.text))
+        continue;
       if (answer.status >= 300) failed.push(`${operation.method} ${operation.path}: ${answer.status} ${answer.text.slice(0, 200)}`);
     }
     assert.deepEqual(failed, []);
