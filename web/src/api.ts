@@ -10,6 +10,21 @@ export const apiKey = {
   clear: () => localStorage.removeItem(KEY_STORAGE),
 };
 
+/**
+ * The CSRF token of the browser's session (GET /api/auth/session), when the session cookie, not a
+ * stored key, signs this browser in: sent as `x-csrf-token` on every write (docs/semantics.md, "CSRF").
+ */
+let sessionCsrfToken: string | null = null;
+
+/** Whether the session cookie signs this browser in (a key is not stored): keeps its CSRF token for writes. */
+export async function resumeSession(): Promise<T.Session | undefined> {
+  const response = await fetch("/api/auth/session").catch(() => undefined);
+  if (!response?.ok) return undefined;
+  const session = (await response.json()) as T.Session;
+  sessionCsrfToken = session.csrfToken;
+  return session;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -77,6 +92,7 @@ async function request<R>(method: string, path: string, body?: unknown, candidat
   const key = candidateKey ?? apiKey.get();
   const headers: Record<string, string> = {};
   if (key) headers.authorization = `Bearer ${key}`;
+  else if (sessionCsrfToken !== null && method !== "GET") headers["x-csrf-token"] = sessionCsrfToken;
   if (body !== undefined) headers["content-type"] = "application/json";
   let response: Response;
   try {
@@ -179,4 +195,8 @@ export const api = {
   alertDeliveries: (query: { status?: T.AlertDelivery["status"]; limit?: number; cursor?: string }) =>
     get<T.AlertOutbox>("/api/alerts/deliveries", query),
   retryAlertDelivery: (deliveryId: string) => post<T.Success>(`/api/alerts/deliveries/${encodeURIComponent(deliveryId)}/retry`, {}),
+  /** The signed-in person's own API keys (docs/api.md, "API keys"): the key itself is answered once, when made. */
+  keys: () => get<T.KeyList>("/api/keys"),
+  createKey: (body: T.NewKey) => post<T.CreatedKey>("/api/keys", body),
+  revokeKey: (keyId: string) => post<{ apiKey: T.ApiKeyItem }>(`/api/keys/${encodeURIComponent(keyId)}/revoke`, {}),
 };

@@ -1,12 +1,13 @@
 // The shell: sign-in gate, top bar, and which view a path shows.
 
 import { useEffect, useState } from "preact/hooks";
-import { apiKey, onKeyRejected } from "./api.ts";
+import { apiKey, onKeyRejected, resumeSession } from "./api.ts";
 import { ConnectionNotice } from "./components/common.tsx";
 import { lazy } from "./components/lazy.tsx";
 import { parseMlflowLink } from "./lib/mlflow-links.ts";
-import { Link, modelsPath, navigate, trashPath, useLocation } from "./router.tsx";
+import { keysPath, Link, modelsPath, navigate, trashPath, useLocation } from "./router.tsx";
 import { ComparePage } from "./views/compare.tsx";
+import { KeysPage } from "./views/keys.tsx";
 import { LeaderboardPage } from "./views/leaderboard.tsx";
 import { MlflowLinkPage } from "./views/mlflow-link.tsx";
 import { ModelPage, ModelsPage } from "./views/models.tsx";
@@ -31,6 +32,7 @@ function View({ path, query, hash }: { path: string; query: URLSearchParams; has
   if (parts[0] === "models" && parts.length <= 2)
     return parts[1] === undefined ? <ModelsPage /> : <ModelPage key={parts[1]} name={parts[1]} />;
   if (parts.length === 0) return <Redirect to="/projects" />;
+  if (parts[0] === "keys" && parts.length === 1) return <KeysPage />;
   if (parts[0] === "trash" && parts.length === 1) {
     const projectName = query.get("projectName") ?? undefined;
     return <TrashPage key={projectName} projectName={projectName} />;
@@ -69,6 +71,15 @@ export function App() {
   const location = useLocation();
   const [signedIn, setSignedIn] = useState(apiKey.get() !== null);
   const [rejection, setRejection] = useState<string>();
+  // Without a stored key, the session cookie may sign this browser in (docs/semantics.md, "Sessions").
+  const [checkingSession, setCheckingSession] = useState(apiKey.get() === null);
+  useEffect(() => {
+    if (!checkingSession) return;
+    void resumeSession().then((session) => {
+      if (session) setSignedIn(true);
+      setCheckingSession(false);
+    });
+  }, [checkingSession]);
 
   useEffect(
     () =>
@@ -80,6 +91,7 @@ export function App() {
     [],
   );
 
+  if (checkingSession) return null;
   if (!signedIn || location.path === "/signin") {
     return (
       <SignInPage
@@ -111,6 +123,7 @@ export function App() {
           <Link href="/projects">Projects</Link>
           <Link href={modelsPath}>Models</Link>
           <Link href={trashPath()}>Trash</Link>
+          <Link href={keysPath}>API keys</Link>
         </nav>
         <button type="button" class="link" onClick={signOut}>
           Sign out

@@ -86,6 +86,8 @@ export const comparePath = (projectName: string, runIds: number[]) => `${project
 export const leaderboardPath = (projectName: string) => `${projectPath(projectName)}/leaderboard`;
 export const settingsPath = (projectName: string) => `${projectPath(projectName)}/settings`;
 export const modelsPath = "/models";
+/** The signed-in person's own API keys. */
+export const keysPath = "/keys";
 export const trashPath = (projectName?: string) =>
   projectName === undefined ? "/trash" : `/trash?projectName=${encodeURIComponent(projectName)}`;
 export const modelPath = (name: string) => `${modelsPath}/${encodeURIComponent(name)}`;

@@ -18,6 +18,8 @@ import type {
 } from "../../src/http/schemas/alerts.ts";
 import type { SuccessResponse as SuccessSchema } from "../../src/http/schemas/common.ts";
 import type { FilesResponse } from "../../src/http/schemas/files.ts";
+import type { CreateKeyBody, CreateKeyResponse, KeyItem, KeyListResponse } from "../../src/http/schemas/keys.ts";
+import type { SessionResponse } from "../../src/http/schemas/sessions.ts";
 import type {
   DataQuery as DataQuerySchema,
   DataResponse,
@@ -152,3 +154,9 @@ export type AlertEvent = AlertEvents["events"][number];
 export type AlertDelivery = AlertEvent["deliveries"][number];
 export type AlertOutbox = Static<typeof DeliveryListResponse>;
 export type OutboxDelivery = AlertOutbox["deliveries"][number];
+
+export type Session = Static<typeof SessionResponse>;
+export type ApiKeyItem = Static<typeof KeyItem>;
+export type KeyList = Static<typeof KeyListResponse>;
+export type NewKey = Static<typeof CreateKeyBody>;
+export type CreatedKey = Static<typeof CreateKeyResponse>;
