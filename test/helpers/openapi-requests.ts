@@ -110,7 +110,9 @@ export interface Fixture {
   signed: Map<string, Map<string, string>>;
 }
 
-export async function makeFixture(test: TestServer, client: ApiClient): Promise<Fixture> {
+/** `org`: the organization under test (makeOrg), whose client makes the fixture. */
+export async function makeFixture(test: TestServer, org: { client: ApiClient; organization: { id: string } }): Promise<Fixture> {
+  const client = org.client;
   const fixtures = new Map<string, Json>();
   const bodies = new Map<string, Json>();
   const signed = new Map<string, Map<string, string>>();
@@ -159,7 +161,12 @@ export async function makeFixture(test: TestServer, client: ApiClient): Promise<
   for (const claimed of await store.claimAlertDeliveries(Date.now(), 10, 60_000, "fixture"))
     await store.finishAlertDelivery(claimed.id, "fixture", { status: "failed", error: "fixture" }, Date.now());
 
+  // A key of the client's own to revoke (POST /api/keys/{keyId}/revoke), not the one the requests carry.
+  const spare = await client.post("/api/keys", { name: "fixture-spare" });
+  assert.equal(spare.status, 201);
+
   for (const [name, value] of Object.entries({
+    keyId: spare.body.apiKey.id,
     destinationId: hook.body.destination.id,
     deliveryId,
     runId: run.runId,

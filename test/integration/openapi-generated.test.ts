@@ -80,7 +80,7 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
     test = await startTestServer({ flags: { "--stale-after": "0", "--alerts-concurrency": "0" } });
     const org = await makeOrg(test);
     client = org.client;
-    fixture = await makeFixture(test, client);
+    fixture = await makeFixture(test, org);
     operations = operationsOf((await client.get<Parameters<typeof operationsOf>[0]>("/api/openapi.json")).body);
     writes = await writeCounter(test);
   });
