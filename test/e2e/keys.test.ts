@@ -100,4 +100,13 @@ describe("my API keys in the UI, signed in with a session", () => {
     await shot("91-keys-revoked");
     assert.deepEqual(errors, []);
   });
+
+  it("signs out: the session ends on the server, and the page asks to sign in again", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.locator("#api-key").waitFor();
+    await page.reload();
+    await page.locator("#api-key").waitFor();
+    assert.equal(await page.locator("[data-testid=keys]").count(), 0, "the cookie no longer signs in");
+    assert.deepEqual(errors, []);
+  });
 });

@@ -25,6 +25,13 @@ export async function resumeSession(): Promise<T.Session | undefined> {
   return session;
 }
 
+/** Ends the browser's session on the server, which clears the cookie; a failure leaves it to expire. */
+export async function signOutSession(): Promise<void> {
+  const headers: Record<string, string> = sessionCsrfToken === null ? {} : { "x-csrf-token": sessionCsrfToken };
+  await fetch("/api/auth/sign-out", { method: "POST", headers }).catch(() => undefined);
+  sessionCsrfToken = null;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,

@@ -1,7 +1,7 @@
 // The shell: sign-in gate, top bar, and which view a path shows.
 
 import { useEffect, useState } from "preact/hooks";
-import { apiKey, onKeyRejected, resumeSession } from "./api.ts";
+import { apiKey, onKeyRejected, resumeSession, signOutSession } from "./api.ts";
 import { ConnectionNotice } from "./components/common.tsx";
 import { lazy } from "./components/lazy.tsx";
 import { parseMlflowLink } from "./lib/mlflow-links.ts";
@@ -106,7 +106,9 @@ export function App() {
     );
   }
 
-  const signOut = () => {
+  const signOut = async () => {
+    // Signed in with the session cookie: end the session on the server too (it clears the cookie).
+    if (apiKey.get() === null) await signOutSession();
     apiKey.clear();
     setSignedIn(false);
   };
@@ -125,7 +127,7 @@ export function App() {
           <Link href={trashPath()}>Trash</Link>
           <Link href={keysPath}>API keys</Link>
         </nav>
-        <button type="button" class="link" onClick={signOut}>
+        <button type="button" class="link" onClick={() => void signOut()}>
           Sign out
         </button>
       </header>
