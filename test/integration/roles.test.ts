@@ -332,6 +332,13 @@ const MLFLOW = new Map<string, { need: Role; request: (n: MlflowNames) => Mlflow
   ["DELETE /artifacts/*", { need: "member", request: (n) => ({ path: `/artifacts/${n.experimentId}/${n.runId}/artifacts/no-such.txt` }) }],
 ]);
 
+/**
+ * Reads whose generated request is refused past the role check: switching organization is a
+ * session's (400 with a key, 404 for the sample's organization), and the sweep revokes a key that
+ * does not exist (404).
+ */
+const NOT_200_FOR_ALL = new Set(["POST /api/auth/session/organization", "POST /api/keys/{keyId}/revoke"]);
+
 /** A route to sweep, of either protocol: the role this test expects it to need, and how to send it. */
 interface Route {
   name: string;
@@ -376,6 +383,9 @@ describe("roles on every route, both protocols", () => {
     const org = await makeOrg(test);
     fixture = await makeFixture(test, org);
     operations = operationsOf((await org.client.get<Parameters<typeof operationsOf>[0]>("/api/openapi.json")).body);
+    // The saved view the view routes' samples name (ID 1), made as the document's own order makes it.
+    const createView = operations.find((operation) => operation.method === "POST" && operation.path === "/api/runs/views")!;
+    assert.equal((await send(test.url, createView, baseline(createView, fixture), bearer(org.key))).status, 200);
     const experimentId = String(fixture.fixtures.get("experimentId"));
     const runId = String(fixture.fixtures.get("mlflowRunId"));
     const model = await org.client.post("/api/2.0/mlflow/logged-models", { experiment_id: experimentId, source_run_id: runId });
@@ -474,7 +484,10 @@ describe("roles on every route, both protocols", () => {
             if (need !== "viewer") continue; // Writes it may make: the last test.
             const answer = await route.send(auth);
             read++;
-            if (answer.status === 401 || answer.status === 403 || answer.status >= 500)
+            // Stepwise's generated requests name real things, so a read answers 200 (MLflow's hand-written
+            // ones may name what is not there: not refused is enough); the exceptions are past the role check.
+            const ok = route.name.includes("/mlflow") || NOT_200_FOR_ALL.has(route.name) ? answer.status < 500 : answer.status < 300;
+            if (answer.status === 401 || answer.status === 403 || !ok)
               failures.push(`${route.name}: a read answered ${answer.status} ${answer.text.slice(0, 200)}`);
             continue;
           }
