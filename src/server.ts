@@ -12,6 +12,7 @@ import { type AlertBackground, startAlertBackground } from "./services/alert-mon
 import { createServices, type Services } from "./services/services.js";
 import { startPurgeMonitor, type PurgeMonitor } from "./services/purge.js";
 import { startStaleRunMonitor, type StaleRunMonitor } from "./services/stale-runs.js";
+import { authCacheTtlMs, cachingCredentials } from "./store/credential-cache.js";
 import { openConfiguredStore } from "./store/open.js";
 import type { Store } from "./store/store.js";
 import { waitingOutLocks } from "./store/unavailable.js";
@@ -45,14 +46,12 @@ const STARTUP_LOCK_WAIT_MS = 5000;
 export async function startServer(config: Config, clock: Clock = systemClock): Promise<RunningServer> {
   const metrics = new ServerMetrics();
   // Every store call of this server, its requests' and its monitors', counts its failures.
-  const store = countingStoreErrors(
-    await openConfiguredStore(config, {
-      busyTimeoutMs: config.storeBusyTimeoutMs,
-      lockTimeoutMs: config.storeLockTimeoutMs,
-      statementTimeoutMs: config.storeStatementTimeoutMs,
-    }),
-    metrics,
-  );
+  const opened = await openConfiguredStore(config, {
+    busyTimeoutMs: config.storeBusyTimeoutMs,
+    lockTimeoutMs: config.storeLockTimeoutMs,
+    statementTimeoutMs: config.storeStatementTimeoutMs,
+  });
+  const store = countingStoreErrors(cachingCredentials(opened, clock, authCacheTtlMs(config)), metrics);
   const poolUse = store.poolUse;
   if (poolUse) metrics.watchPool(poolUse);
   let app: FastifyInstance;
