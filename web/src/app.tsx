@@ -5,8 +5,9 @@ import { api, apiKey, browserSession, onKeyRejected } from "./api.ts";
 import { ConnectionNotice } from "./components/common.tsx";
 import { lazy } from "./components/lazy.tsx";
 import { parseMlflowLink } from "./lib/mlflow-links.ts";
-import { auditPath, Link, modelsPath, navigate, trashPath, useLocation } from "./router.tsx";
+import { auditPath, keysPath, Link, modelsPath, navigate, trashPath, useLocation } from "./router.tsx";
 import { ComparePage } from "./views/compare.tsx";
+import { KeysPage } from "./views/keys.tsx";
 import { LeaderboardPage } from "./views/leaderboard.tsx";
 import { MlflowLinkPage } from "./views/mlflow-link.tsx";
 import { ModelPage, ModelsPage } from "./views/models.tsx";
@@ -33,6 +34,7 @@ function View({ path, query, hash }: { path: string; query: URLSearchParams; has
     return parts[1] === undefined ? <ModelsPage /> : <ModelPage key={parts[1]} name={parts[1]} />;
   if (parts.length === 0) return <Redirect to="/projects" />;
   if (parts[0] === "audit" && parts.length === 1) return <AuditPage query={query} />;
+  if (parts[0] === "keys" && parts.length === 1) return <KeysPage />;
   if (parts[0] === "trash" && parts.length === 1) {
     const projectName = query.get("projectName") ?? undefined;
     return <TrashPage key={projectName} projectName={projectName} />;
@@ -134,6 +136,7 @@ export function App() {
           <Link href={modelsPath}>Models</Link>
           <Link href={trashPath()}>Trash</Link>
           <Link href={auditPath}>Audit log</Link>
+          <Link href={keysPath}>API keys</Link>
         </nav>
         <button type="button" class="link" onClick={() => void signOut()}>
           Sign out

@@ -87,6 +87,8 @@ export const leaderboardPath = (projectName: string) => `${projectPath(projectNa
 export const settingsPath = (projectName: string) => `${projectPath(projectName)}/settings`;
 export const modelsPath = "/models";
 export const auditPath = "/audit";
+/** The signed-in person's own API keys. */
+export const keysPath = "/keys";
 export const trashPath = (projectName?: string) =>
   projectName === undefined ? "/trash" : `/trash?projectName=${encodeURIComponent(projectName)}`;
 export const modelPath = (name: string) => `${modelsPath}/${encodeURIComponent(name)}`;

@@ -20,6 +20,7 @@ import type { AuditListResponse, AuditQuery as AuditQuerySchema } from "../../sr
 import type { SuccessResponse as SuccessSchema } from "../../src/http/schemas/common.ts";
 import type { FilesResponse } from "../../src/http/schemas/files.ts";
 import type { AuthConfigResponse } from "../../src/http/schemas/oidc.ts";
+import type { CreateKeyBody, CreateKeyResponse, KeyItem, KeyListResponse } from "../../src/http/schemas/keys.ts";
 import type { SessionResponse } from "../../src/http/schemas/sessions.ts";
 import type {
   DataQuery as DataQuerySchema,
@@ -162,3 +163,8 @@ export type AlertEvent = AlertEvents["events"][number];
 export type AlertDelivery = AlertEvent["deliveries"][number];
 export type AlertOutbox = Static<typeof DeliveryListResponse>;
 export type OutboxDelivery = AlertOutbox["deliveries"][number];
+
+export type ApiKeyItem = Static<typeof KeyItem>;
+export type KeyList = Static<typeof KeyListResponse>;
+export type NewKey = Static<typeof CreateKeyBody>;
+export type CreatedKey = Static<typeof CreateKeyResponse>;
