@@ -1,10 +1,17 @@
 /**
- * npm run bench:ingest — HTTP ingest throughput against the targets of the ingest issue.
+ * npm run bench:ingest — HTTP ingest throughput against the targets of the ingest issues.
  * Starts the real server (bin/stepwise) on a temporary data directory, drives it from a separate
- * load process (8 clients, 10,000-point batches of 100 metrics per step, 30 s), samples the
- * server's peak RSS, then measures the raw ceiling of the store: the same batches written
+ * load process (10,000-point batches of 100 metrics per step over keep-alive), samples the
+ * server's peak RSS and CPU, then measures the raw ceiling of the store: the same batches written
  * directly through Store.appendMetricPoints, without HTTP, in this process.
- * Environment: BENCH_SECONDS (default 30), BENCH_CLIENTS (8), BENCH_PROFILE_DIR (see below).
+ * At each number of clients (8, then 24) the same load goes alternately to a null sink
+ * (bench/lib/null-sink.mjs: reads each body and JSON.parses its lines, nothing else) and to
+ * Stepwise, and the ratio of the two is printed: the machine's own limit, measured in the same run.
+ * On SQLite it also samples the server's main thread (running, blocked on disk, idle) during the
+ * Stepwise phase, and in a short extra phase under strace counts commits (fsyncs of the WAL) and
+ * write calls per commit.
+ * Environment: BENCH_SECONDS (default 20, per phase), BENCH_CLIENTS (8,24), BENCH_ROUNDS (1: null
+ * sink and Stepwise alternate this many times at each number of clients), BENCH_PROFILE_DIR (see below).
  * `-- --database-url postgres://…/db` runs both on PostgreSQL: in a fresh database made on that
  * server for the run and dropped afterwards; it then also measures the PostgreSQL ceiling for the
  * chunk rows these batches write (bench/pg-chunk-writes.ts) and reports HTTP as a share of it, and
@@ -12,7 +19,8 @@
  * server processes on the one database, the clients spread over them, and reports the total.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { decodeMetrics } from "../src/ingest/decode.js";
@@ -26,8 +34,10 @@ import { DATABASE_SERVER_URL, freshDatabase } from "./lib/database.js";
 import { CpuTally, cpuSeconds, peakRssMb, percentile, printFigures } from "./lib/report.js";
 import { chunkRowCeiling } from "./pg-chunk-writes.js";
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
-const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 8);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const CLIENT_COUNTS = (process.env.BENCH_CLIENTS ?? "8,24").split(",").map(Number);
+const CLIENTS = CLIENT_COUNTS[0]!;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 /** BENCH_PROFILE_DIR: the server writes a V8 CPU profile there when it stops (bench/lib/cpu-profile.mjs). */
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const PROCESSES = (() => {
@@ -41,9 +51,72 @@ if (!Number.isInteger(PROCESSES) || PROCESSES < 1 || (PROCESSES > 1 && !DATABASE
 const METRICS = 100;
 const STEPS_PER_BATCH = 100;
 
-async function measureHttp() {
+/** The null sink as a server process (bench/lib/null-sink.mjs); its key and runs are whatever the load sends. */
+async function spawnNullSink(): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL("./lib/null-sink.mjs", import.meta.url))]);
+  let out = "";
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const url = await new Promise<string>((resolve) =>
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    }),
+  );
+  return { url, child, stdout: () => out, exited };
+}
+
+/** A thread's scheduler state (R running, S sleeping, D waiting for the disk) and CPU seconds, from /proc. */
+function threadStat(pid: number, tid: number): { state: string; cpu: number } | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return { state: fields[0]!, cpu: (Number(fields[11]) + Number(fields[12])) / 100 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The server's CPU seconds so far: its main thread, and every other thread (the SQLite writer, libuv's pool, V8's GC helpers). */
+function cpuByThread(pid: number): { main: number; others: number } {
+  const main = threadStat(pid, pid)?.cpu ?? 0;
+  let all = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) all += threadStat(pid, Number(tid))?.cpu ?? 0;
+  } catch {}
+  return { main, others: all - main };
+}
+
+/**
+ * Commits and write calls under strace for `seconds` while the load runs (SQLite): each commit
+ * fsyncs the WAL (synchronous=FULL), and each checkpoint fsyncs the WAL once and the database once,
+ * so commits = WAL fsyncs − database fsyncs.
+ */
+async function traceWrites(pid: number, seconds: number) {
+  const out = join(makeTempDir("stepwise-bench-strace-"), "trace");
+  const strace = spawn("strace", ["-f", "-qq", "-y", "-e", "trace=pwrite64,write,fsync,fdatasync", "-o", out, "-p", String(pid)], {
+    stdio: "ignore",
+  });
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  strace.kill("SIGINT");
+  await new Promise((resolve) => strace.once("exit", resolve));
+  const lines = readFileSync(out, "utf8").split("\n");
+  const count = (pattern: RegExp) => lines.filter((line) => pattern.test(line)).length;
+  const walSyncs = count(/f(data)?sync\(\d+<[^>]*-wal>/);
+  const dbSyncs = count(/f(data)?sync\(\d+<[^>]*\.db>/);
+  const commits = Math.max(1, walSyncs - dbSyncs);
+  return {
+    commitsPerSecond: commits / seconds,
+    writesPerCommit: count(/^\d+\s+p?write(64)?\(\d+<[^>]*(\.db|-wal)>/) / commits,
+    walWritesPerCommit: count(/^\d+\s+p?write(64)?\(\d+<[^>]*-wal>/) / commits,
+    checkpointsPerSecond: dbSyncs / seconds,
+  };
+}
+
+type Target = "stepwise" | "null";
+
+async function measureHttp(target: Target, clients: number, seconds = SECONDS, trace = false) {
   const dataDir = makeTempDir("stepwise-bench-");
-  const database = DATABASE_SERVER_URL ? await freshDatabase(DATABASE_SERVER_URL, "ingest") : undefined;
+  const database = target === "stepwise" && DATABASE_SERVER_URL ? await freshDatabase(DATABASE_SERVER_URL, "ingest") : undefined;
   const serve = (args: string[]) =>
     spawnServer(
       dataDir,
@@ -53,11 +126,13 @@ async function measureHttp() {
   // The first process makes the bootstrap organization and prints its key; the others find it.
   const servers: ServerProcess[] = [];
   try {
-    for (let p = 0; p < PROCESSES; p++) servers.push(await serve([]));
-    const key = /sw_[A-Za-z0-9_-]+/.exec(servers[0]!.stdout())![0];
+    if (target === "null") servers.push(await spawnNullSink());
+    else for (let p = 0; p < PROCESSES; p++) servers.push(await serve([]));
+    const key = target === "null" ? "sw_null" : /sw_[A-Za-z0-9_-]+/.exec(servers[0]!.stdout())![0];
     const client = new ApiClient(servers[0]!.url, key);
     const runIds = [];
-    for (let c = 0; c < CLIENTS; c++) runIds.push((await client.createRun({ projectName: "bench", runName: `client-${c}` })).runId);
+    for (let c = 0; c < clients; c++)
+      runIds.push(target === "null" ? c + 1 : (await client.createRun({ projectName: "bench", runName: `client-${c}` })).runId);
 
     const load = spawn(
       process.execPath,
@@ -69,7 +144,7 @@ async function measureHttp() {
         key,
         "bench",
         runIds.join(","),
-        String(SECONDS),
+        String(seconds),
         String(METRICS),
         String(STEPS_PER_BATCH),
       ],
@@ -85,6 +160,14 @@ async function measureHttp() {
     const cpu = { servers: new CpuTally(), database: new CpuTally(), load: new CpuTally() };
     const serverPids = servers.map((server) => server.child.pid!);
     const cpuAtStart = { servers: serverPids.map((pid) => cpuSeconds(pid) ?? 0).reduce((a, b) => a + b, 0) };
+    const threadsAtStart = cpuByThread(serverPids[0]!);
+    // The main thread's state every 5 ms: running, blocked on the disk (fsync, reads), or idle.
+    const states = new Map<string, number>();
+    const stateSampler = setInterval(() => {
+      const state = threadStat(serverPids[0]!, serverPids[0]!)?.state;
+      if (state) states.set(state, (states.get(state) ?? 0) + 1);
+    }, 5);
+    const traced = trace ? traceWrites(serverPids[0]!, Math.max(1, seconds - 2)) : undefined;
     const admin = database ? new pg.Client({ connectionString: database.url }) : undefined;
     await admin?.connect();
     const backends = async () =>
@@ -104,8 +187,12 @@ async function measureHttp() {
     const sampler = setInterval(() => void sample().catch(() => {}), 250);
     await new Promise((resolve) => load.once("exit", resolve));
     clearInterval(sampler);
+    clearInterval(stateSampler);
     await sample();
+    const threads = cpuByThread(serverPids[0]!);
     await admin?.end();
+    const sampled = [...states.values()].reduce((a, b) => a + b, 0);
+    const share = (state: string) => (states.get(state) ?? 0) / sampled;
     const result = JSON.parse(output) as { points: number; elapsed: number; latencies: number[] };
     const sorted = result.latencies.sort((a, b) => a - b);
     return {
@@ -114,7 +201,11 @@ async function measureHttp() {
       p99: percentile(sorted, 99),
       peakRss: peak,
       requests: sorted.length,
+      mainThread: { running: share("R"), disk: share("D"), idle: share("S") },
+      writes: await traced,
       cpuPerMillion: {
+        mainThread: ((threads.main - threadsAtStart.main) * 1e6) / result.points,
+        otherThreads: ((threads.others - threadsAtStart.others) * 1e6) / result.points,
         servers: ((cpu.servers.total() - cpuAtStart.servers) * 1e6) / result.points,
         database: database ? (cpu.database.total() * 1e6) / result.points : NaN,
         load: (cpu.load.total() * 1e6) / result.points,
@@ -195,10 +286,29 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
 
 execFileSync("npm", ["run", "build"], { stdio: "ignore" });
 console.log(
-  `Ingest benchmark (${DATABASE_SERVER_URL ? `PostgreSQL, ${PROCESSES} server process${PROCESSES > 1 ? "es" : ""}` : "SQLite"}): ${CLIENTS} clients, ${METRICS * STEPS_PER_BATCH}-point batches (${METRICS} metrics × ${STEPS_PER_BATCH} steps), ${SECONDS} s`,
+  `Ingest benchmark (${DATABASE_SERVER_URL ? `PostgreSQL, ${PROCESSES} server process${PROCESSES > 1 ? "es" : ""}` : "SQLite"}): ${CLIENT_COUNTS.join(" and ")} clients, ${METRICS * STEPS_PER_BATCH}-point batches (${METRICS} metrics × ${STEPS_PER_BATCH} steps), ${SECONDS} s per phase, null sink and Stepwise alternating ${ROUNDS}×`,
 );
-const http = await measureHttp();
-const raw = await measureRawStore(Math.min(SECONDS, 15));
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(", ");
+type Http = Awaited<ReturnType<typeof measureHttp>>;
+const phases: { clients: number; sink: Http[]; stepwise: Http[] }[] = [];
+for (const clients of CLIENT_COUNTS) {
+  const phase = { clients, sink: [] as Http[], stepwise: [] as Http[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    phase.sink.push(await measureHttp("null", clients));
+    phase.stepwise.push(await measureHttp("stepwise", clients));
+    const [sink, stepwise] = [phase.sink.at(-1)!, phase.stepwise.at(-1)!];
+    console.log(
+      `  ${clients} clients, round ${round + 1}: null sink ${Math.round(sink.pointsPerSecond).toLocaleString("en-US")}, Stepwise ${Math.round(stepwise.pointsPerSecond).toLocaleString("en-US")} points/s (ratio ${(stepwise.pointsPerSecond / sink.pointsPerSecond).toFixed(2)}; load average ${load()})`,
+    );
+  }
+  phases.push(phase);
+}
+// Commits and write calls per commit, in a short extra phase under strace (it slows what it traces).
+const traced = DATABASE_SERVER_URL ? undefined : await measureHttp("stepwise", CLIENTS, 8, true).catch(() => undefined);
+const raw = await measureRawStore(Math.min(SECONDS, 10));
 // The same chunk rows without HTTP: one row of STEPS_PER_BATCH points per metric per batch, in the
 // store's multi-row INSERTs (64 rows), from 4 connections; and full 512-point rows for reference.
 const ceiling = DATABASE_SERVER_URL
@@ -210,61 +320,89 @@ const ceiling = DATABASE_SERVER_URL
         rowsPerStatement: 64,
         connections: 4,
       }),
-      fullRows: await chunkRowCeiling({
-        adminUrl: DATABASE_SERVER_URL,
-        points: 3_000_000,
-        pointsPerChunk: 512,
-        rowsPerStatement: 16,
-        connections: 4,
-      }),
     }
   : undefined;
-const met = printFigures("Results", [
-  {
-    name: "HTTP ingest throughput",
-    value: http.pointsPerSecond,
-    unit: "points/s",
-    target: { bound: "min", value: DATABASE_SERVER_URL ? 400_000 : 500_000 },
-  },
-  { name: "request latency p50", value: http.p50, unit: "ms" },
-  { name: "CPU per 1M points: Stepwise", value: http.cpuPerMillion.servers, unit: "s" },
-  ...(DATABASE_SERVER_URL ? [{ name: "CPU per 1M points: PostgreSQL", value: http.cpuPerMillion.database, unit: "s" }] : []),
-  { name: "CPU per 1M points: load process", value: http.cpuPerMillion.load, unit: "s" },
-  { name: "request latency p99", value: http.p99, unit: "ms", target: { bound: "max", value: DATABASE_SERVER_URL ? 300 : 250 } },
-  { name: "server peak RSS", value: http.peakRss, unit: "MB", target: { bound: "max", value: 300 } },
-  {
-    name: DATABASE_SERVER_URL ? "raw store, one caller (no HTTP)" : "raw store ceiling (no HTTP)",
-    value: raw.pointsPerSecond,
-    unit: "points/s",
-  },
-  { name: "NDJSON decoding per 1M points (no HTTP)", value: raw.decodeSecondsPerMillion, unit: "s" },
-  ...(DATABASE_SERVER_URL
-    ? [
-        { name: "statements per batch (raw store)", value: raw.statementsPerBatch, unit: "" },
-        { name: `chunk rows of ${STEPS_PER_BATCH} points, no HTTP`, value: ceiling!.batchRows.pointsPerSecond, unit: "points/s" },
-        { name: "  its CPU per 1M points: PostgreSQL", value: ceiling!.batchRows.cpuPerMillion.database, unit: "s" },
-        { name: "  its CPU per 1M points: writer", value: ceiling!.batchRows.cpuPerMillion.writer, unit: "s" },
-        {
-          name: "ratio HTTP / chunk-row ceiling",
-          value: http.pointsPerSecond / ceiling!.batchRows.pointsPerSecond,
-          unit: "",
-          target: { bound: "min" as const, value: 0.6 },
-        },
-        { name: "chunk rows of 512 points, no HTTP", value: ceiling!.fullRows.pointsPerSecond, unit: "points/s" },
-      ]
-    : [
-        {
-          name: "ratio HTTP / raw store",
-          value: http.pointsPerSecond / raw.pointsPerSecond,
-          unit: "",
-          target: { bound: "min" as const, value: 0.6 },
-        },
-      ]),
-  { name: "requests", value: http.requests, unit: "" },
-]);
-console.log(
-  `\nLoad average at the end: ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(", ")} (${availableParallelism()} cores)`,
-);
+
+const mean = (runs: Http[], of: (run: Http) => number) => runs.reduce((sum, run) => sum + of(run), 0) / runs.length;
+let met = true;
+for (const { clients, sink, stepwise } of phases) {
+  const first = clients === CLIENT_COUNTS[0];
+  const http = (of: (run: Http) => number) => mean(stepwise, of);
+  met =
+    printFigures(`Results, ${clients} clients (mean of ${ROUNDS} round${ROUNDS > 1 ? "s" : ""})`, [
+      { name: "null sink throughput", value: mean(sink, (run) => run.pointsPerSecond), unit: "points/s" },
+      {
+        name: "HTTP ingest throughput",
+        value: http((run) => run.pointsPerSecond),
+        unit: "points/s",
+        ...(first ? { target: { bound: "min" as const, value: DATABASE_SERVER_URL ? 400_000 : 1_600_000 } } : {}),
+      },
+      {
+        name: "ratio Stepwise / null sink",
+        value: http((run) => run.pointsPerSecond) / mean(sink, (run) => run.pointsPerSecond),
+        unit: "",
+        ...(first && !DATABASE_SERVER_URL ? { target: { bound: "min" as const, value: 0.4 } } : {}),
+      },
+      { name: "request latency p50", value: http((run) => run.p50), unit: "ms" },
+      {
+        name: "request latency p99",
+        value: http((run) => run.p99),
+        unit: "ms",
+        ...(first ? { target: { bound: "max" as const, value: DATABASE_SERVER_URL ? 300 : 250 } } : {}),
+      },
+      {
+        name: "server peak RSS",
+        value: Math.max(...stepwise.map((run) => run.peakRss)),
+        unit: "MB",
+        ...(first ? { target: { bound: "max" as const, value: 400 * 1.048576 } } : {}),
+      },
+      { name: "CPU per 1M points: Stepwise", value: http((run) => run.cpuPerMillion.servers), unit: "s" },
+      { name: "  its main thread", value: http((run) => run.cpuPerMillion.mainThread), unit: "s" },
+      { name: "  its other threads", value: http((run) => run.cpuPerMillion.otherThreads), unit: "s" },
+      ...(DATABASE_SERVER_URL
+        ? [
+            { name: "CPU per 1M points: PostgreSQL", value: http((run) => run.cpuPerMillion.database), unit: "s" },
+            {
+              name: "CPU per 1M points: both",
+              value: http((run) => run.cpuPerMillion.servers + run.cpuPerMillion.database),
+              unit: "s",
+              ...(first ? { target: { bound: "max" as const, value: 1.2 } } : {}),
+            },
+          ]
+        : []),
+      { name: "CPU per 1M points: null sink", value: mean(sink, (run) => run.cpuPerMillion.servers), unit: "s" },
+      { name: "CPU per 1M points: load process", value: http((run) => run.cpuPerMillion.load), unit: "s" },
+      { name: "main thread running", value: 100 * http((run) => run.mainThread.running), unit: "%" },
+      { name: "main thread blocked on disk", value: 100 * http((run) => run.mainThread.disk), unit: "%" },
+      { name: "main thread idle", value: 100 * http((run) => run.mainThread.idle), unit: "%" },
+      { name: "requests", value: http((run) => run.requests), unit: "" },
+    ]) && met;
+}
+met =
+  printFigures("Store", [
+    ...(traced?.writes
+      ? [
+          { name: `commits per second (strace, ${CLIENTS} clients)`, value: traced.writes.commitsPerSecond, unit: "" },
+          { name: "  write calls per commit", value: traced.writes.writesPerCommit, unit: "" },
+          { name: "  of which to the WAL", value: traced.writes.walWritesPerCommit, unit: "" },
+          { name: "  checkpoints per second", value: traced.writes.checkpointsPerSecond, unit: "" },
+          { name: "  throughput while traced", value: traced.pointsPerSecond, unit: "points/s" },
+        ]
+      : []),
+    {
+      name: DATABASE_SERVER_URL ? "raw store, one caller (no HTTP)" : "raw store ceiling (no HTTP)",
+      value: raw.pointsPerSecond,
+      unit: "points/s",
+    },
+    { name: "NDJSON decoding per 1M points (no HTTP)", value: raw.decodeSecondsPerMillion, unit: "s" },
+    ...(DATABASE_SERVER_URL
+      ? [
+          { name: "statements per batch (raw store)", value: raw.statementsPerBatch, unit: "" },
+          { name: `chunk rows of ${STEPS_PER_BATCH} points, no HTTP`, value: ceiling!.batchRows.pointsPerSecond, unit: "points/s" },
+          { name: "  its CPU per 1M points: PostgreSQL", value: ceiling!.batchRows.cpuPerMillion.database, unit: "s" },
+          { name: "  its CPU per 1M points: writer", value: ceiling!.batchRows.cpuPerMillion.writer, unit: "s" },
+        ]
+      : []),
+  ]) && met;
+console.log(`\nLoad average at the end: ${load()} (${availableParallelism()} cores)`);
 console.log(met ? "\nAll targets met." : "\nSome targets missed.");

@@ -28,6 +28,7 @@ import { savedViewRoutes } from "./http/routes/saved-views.js";
 import { alertRoutes } from "./http/routes/alerts.js";
 import { auditRoutes } from "./http/routes/audit.js";
 import { deletionRoutes } from "./http/routes/deletion.js";
+import { keyRoutes } from "./http/routes/keys.js";
 import { sessionRoutes, signOutRoutes } from "./http/routes/sessions.js";
 import { memberRoutes, passwordRoutes } from "./http/routes/people.js";
 import { FieldFilterTerm, RunFilterGrammar } from "./http/schemas/run-list.js";
@@ -121,6 +122,7 @@ export async function buildApp(deps: AppDeps, services: Services = createService
     await api.register(alertRoutes(routeDeps));
     await api.register(deletionRoutes(routeDeps));
     await api.register(auditRoutes(routeDeps));
+    await api.register(keyRoutes(routeDeps));
     await api.register(mlflowRoutes(routeDeps));
   });
   return app;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describe, it } from "node:test";
-import { API_KEY_PREFIX, assertKeyUsable, generateApiKey, hashApiKey } from "./api-keys.js";
+import { API_KEY_PREFIX, assertKeyUsable, generateApiKey, hashApiKey, parseKeyLifetime } from "./api-keys.js";
 import { DomainError } from "./errors.js";
 
 describe("generateApiKey", () => {
@@ -56,5 +56,15 @@ describe("assertKeyUsable", () => {
   it("rejects a revoked key with 'API key has been revoked', also when it has expired too", () => {
     rejects({ expiresAt: null, revokedAt: now - 5 }, "REVOKED_API_KEY", "API key has been revoked");
     rejects({ expiresAt: now - 1, revokedAt: now - 5 }, "REVOKED_API_KEY", "API key has been revoked");
+  });
+});
+
+describe("parseKeyLifetime", () => {
+  it("takes <n>s|m|h|d, more than 0 and at most 36500d", () => {
+    assert.equal(parseKeyLifetime("30d"), 30 * 86_400_000);
+    assert.equal(parseKeyLifetime("90s"), 90_000);
+    assert.equal(parseKeyLifetime("36500d"), 36_500 * 86_400_000);
+    for (const bad of ["0d", "36501d", "999999999999d", "30", "3x", "-1d", "1.5h", " 1d", "1d "])
+      assert.throws(() => parseKeyLifetime(bad), /expiresIn/, bad);
   });
 });

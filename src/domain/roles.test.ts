@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DomainError } from "./errors.js";
-import { assertOwnerRemains, assertRole, defaultRoleOf, keyRole, lowerRole, parseRole, roleAtLeast } from "./roles.js";
+import { assertOwnerRemains, assertRole, defaultRoleOf, keyRole, lowerRole, newKeyCap, parseRole, roleAtLeast } from "./roles.js";
 
 test("roles are ordered viewer < member < admin < owner", () => {
   assert.equal(roleAtLeast("owner", "admin"), true);
@@ -50,4 +50,21 @@ test("the last owner can be neither removed nor demoted", () => {
   );
   assertOwnerRemains(2, true);
   assertOwnerRemains(1, false);
+});
+
+test("a new key's role is at most its owner's and the caller's; without one it follows its owner, or the caller's lower role", () => {
+  assert.equal(newKeyCap(null, "admin", "admin"), null);
+  assert.equal(newKeyCap("viewer", "admin", "admin"), "viewer");
+  assert.equal(newKeyCap("admin", "admin", "admin"), "admin");
+  // A read-only key of an admin makes read-only keys only.
+  assert.equal(newKeyCap(null, "viewer", "admin"), "viewer");
+  for (const [requested, ceiling, owner] of [
+    ["admin", "member", "member"],
+    ["member", "viewer", "admin"],
+    ["owner", "owner", "admin"],
+  ] as const)
+    assert.throws(
+      () => newKeyCap(requested, ceiling, owner),
+      (e: unknown) => e instanceof DomainError && e.code === "FORBIDDEN" && /at most its owner's/.test(e.message),
+    );
 });

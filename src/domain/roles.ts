@@ -57,3 +57,18 @@ export function assertOwnerRemains(ownersBefore: number, losesOwner: boolean): v
   if (losesOwner && ownersBefore <= 1)
     throw new DomainError("CONFLICT", "an organization must keep at least one owner: make another member owner first");
 }
+
+/**
+ * The cap a new key gets (docs/semantics.md, "People, roles and sign-in"): a key's role is at most its
+ * owner's. `requested` is the role asked for (null: none), `ceiling` the most the key may have (the
+ * owner's role, or less when the caller acts with less, as through a read-only key), `ownerRole` the
+ * owner's role in the organization. Without a request, a key follows its owner's role (null cap) when
+ * the ceiling is that role, else it is capped at the ceiling. Throws 403 for a role above the ceiling.
+ */
+export function newKeyCap(requested: Role | null, ceiling: Role, ownerRole: Role): Role | null {
+  const most = lowerRole(ceiling, ownerRole);
+  if (requested === null) return most === ownerRole ? null : most;
+  if (!roleAtLeast(most, requested))
+    throw new DomainError("FORBIDDEN", `a key's role is at most its owner's: '${requested}' is above '${most}'`);
+  return requested;
+}

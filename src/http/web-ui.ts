@@ -10,7 +10,19 @@ import { fileURLToPath } from "node:url";
 const WEB_ROOT = fileURLToPath(new URL("../../dist/web/", import.meta.url));
 
 /** Paths the single-page app handles itself; each answers index.html, so every view has a deep link. */
-const APP_PATHS = ["/", "/signin", "/projects", "/projects/*", "/models", "/models/*", "/audit", "/members", "/invite/*"];
+const APP_PATHS = [
+  "/",
+  "/signin",
+  "/projects",
+  "/projects/*",
+  "/models",
+  "/models/*",
+  "/audit",
+  "/keys",
+  "/trash",
+  "/members",
+  "/invite/*",
+];
 
 /**
  * The UI loads only its own scripts, styles and API; images, audio and video also come from its

@@ -258,9 +258,9 @@ describe("audit log", () => {
       const grant = { orgId: organization.id, userId: user.id, name: role, expiresAt: null, role: null };
       return client.withKey((await issueKey(store, grant, Date.now())).key);
     };
-    const member = await keyOf("member", `member-${organization.slug}@example.com`);
-    const run = await member.createRun({ projectName: "roles" });
-    assert.equal((await member.post("/api/runs/delete", { runIds: [run.runId] })).status, 200, "a member may delete");
+    const deleter = await keyOf("admin", `deleter-${organization.slug}@example.com`);
+    const run = await deleter.createRun({ projectName: "roles" });
+    assert.equal((await deleter.post("/api/runs/delete", { runIds: [run.runId] })).status, 200, "an admin deletes");
     for (const role of ["viewer", "member"] as const) {
       const refused = await (await keyOf(role)).get("/api/audit");
       assert.equal(refused.status, 403, role);
@@ -269,7 +269,7 @@ describe("audit log", () => {
     const seen = await audit(await keyOf("admin"));
     assert.deepEqual(
       seen.map((e) => [e.action, e.actor.label]),
-      [["runs.delete", `member-${organization.slug}@example.com`]],
+      [["runs.delete", `deleter-${organization.slug}@example.com`]],
       "a person's deletion is labelled with their email",
     );
     assert.equal((await audit(client)).length, 1, "the owner's key reads it too");

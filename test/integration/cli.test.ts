@@ -93,7 +93,7 @@ describe("CLI", () => {
     assert.match(listed.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 
-  it("keys create prints only the key on the last line; keys list --json shows it with exactly its five fields", async () => {
+  it("keys create prints only the key on the last line; keys list --json shows it with exactly its fields", async () => {
     assert.equal((await cli(["orgs", "create", "keyed", ...dataDir])).code, 0);
     const created = await cli(["keys", "create", "--org", "keyed", "--name", "n", "--expires-in", "30d", ...dataDir]);
     assert.equal(created.code, 0, created.stderr);
@@ -105,7 +105,8 @@ describe("CLI", () => {
     assert.equal(listed.code, 0, listed.stderr);
     const keys = JSON.parse(listed.stdout) as Record<string, string | null>[];
     assert.deepEqual(keys.map((k) => k.name).sort(), ["default", "n"]);
-    for (const k of keys) assert.deepEqual(Object.keys(k), ["id", "name", "createdAt", "expiresAt", "revokedAt"]);
+    for (const k of keys)
+      assert.deepEqual(Object.keys(k), ["id", "name", "user", "role", "memberRole", "createdAt", "expiresAt", "revokedAt"]);
     const made = keys.find((k) => k.name === "n")!;
     assert.equal(Date.parse(made.expiresAt!) - Date.parse(made.createdAt!), 30 * 24 * 3_600_000);
     assert.equal(made.revokedAt, null);

@@ -1,9 +1,20 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { ApiClient } from "../helpers/client.js";
+import {
+  baseline as generatedBaseline,
+  bearer,
+  type Fixture,
+  type Json,
+  makeFixture,
+  type Operation,
+  operationsOf,
+  type Request,
+  type Schema,
+  send as sendRequest,
+} from "../helpers/openapi-requests.js";
 import { makeOrg, startTestServer, type TestServer } from "../helpers/start-server.js";
 import { writeCounter, type WriteCounter } from "../helpers/write-counter.js";
-import { hashPassword } from "../../src/domain/passwords.js";
 
 /**
  * Generated from the OpenAPI document the server publishes, so a new route, parameter or body
@@ -31,75 +42,6 @@ const BASELINE_REFUSED = new Map([
 const BODYLESS_POSTS = new Set(["/api/slug", "/api/auth/sign-out"]);
 
 const HOSTILE = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf"];
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-interface Schema {
-  type?: string | string[];
-  enum?: Json[];
-  const?: Json;
-  examples?: Json[];
-  properties?: Record<string, Schema>;
-  required?: string[];
-  additionalProperties?: Schema | boolean;
-  items?: Schema;
-  minItems?: number;
-  minLength?: number;
-  minimum?: number;
-  maximum?: number;
-  format?: string;
-  pattern?: string;
-  anyOf?: Schema[];
-  /** One of several branches (an alert rule's condition, chosen by its `type`). */
-  oneOf?: Schema[];
-}
-interface Parameter {
-  in: "query" | "path" | "header";
-  name: string;
-  required?: boolean;
-  schema: Schema;
-  /** @fastify/swagger moves a schema's single example here. */
-  example?: Json;
-}
-interface Operation {
-  method: string;
-  path: string;
-  parameters: Parameter[];
-  body?: Schema;
-  bodyExample?: Json;
-  secured: boolean;
-}
-
-/** A value a schema accepts: its example, else the simplest one. */
-function sample(schema: Schema, fixtures: ReadonlyMap<string, Json>, name = ""): Json {
-  const fixture = fixtures.get(name);
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
-  if (fixture !== undefined && (typeof fixture === "number") === (type === "integer" || type === "number")) return fixture;
-  if (schema.examples?.length) return schema.examples[0]!;
-  if (schema.const !== undefined) return schema.const;
-  if (schema.enum) return schema.enum[0]!;
-  if (schema.anyOf ?? schema.oneOf) return sample((schema.anyOf ?? schema.oneOf)![0]!, fixtures, name);
-  switch (type) {
-    case "object": {
-      const object: Record<string, Json> = Object.create(null);
-      for (const [key, property] of Object.entries(schema.properties ?? {})) object[key] = sample(property, fixtures, key);
-      if (typeof schema.additionalProperties === "object") object.key = sample(schema.additionalProperties, fixtures);
-      return { ...object };
-    }
-    case "array":
-      return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () => sample(schema.items ?? {}, fixtures));
-    case "integer":
-    case "number":
-      return Math.max(schema.minimum ?? 0, 1);
-    case "boolean":
-      return true;
-    case "string":
-      if (schema.format === "date-time") return new Date(0).toISOString();
-      if (schema.pattern?.includes("\\d")) return "1";
-      return "sample";
-    default:
-      return "sample";
-  }
-}
 
 /** Every way to put one hostile word into a JSON value: as each value, as a new key of each object, in place of each key. */
 function* mutations(value: Json, word: string): Generator<Json> {
@@ -138,39 +80,12 @@ function parseJsonText(text: string): Json | undefined {
   }
 }
 
-function operationsOf(document: { paths: Record<string, Record<string, any>> }): Operation[] {
-  return Object.entries(document.paths).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, operation]) => ({
-      method: method.toUpperCase(),
-      path,
-      parameters: (operation.parameters ?? []) as Parameter[],
-      body: operation.requestBody?.content?.["application/json"]?.schema as Schema | undefined,
-      bodyExample: operation.requestBody?.content?.["application/json"]?.example as Json | undefined,
-      secured: !Array.isArray(operation.security) || operation.security.length > 0,
-    })),
-  );
-}
-
-interface Request {
-  query: Map<string, string>;
-  path: Map<string, string>;
-  headers: Map<string, string>;
-  body: Json | undefined;
-}
-
 describe("generated from the OpenAPI document: Object.prototype names everywhere", () => {
   let test: TestServer;
   let client: ApiClient;
   let operations: Operation[];
   let writes: WriteCounter;
-  const fixtures = new Map<string, Json>();
-  /**
-   * Bodies of operations that must not take the fixture run from the operations after them: a run
-   * deleted (then restored) by them is one of their own.
-   */
-  const bodies = new Map<string, Json>();
-  /** Query and path values of the signed routes, from real signed URLs. */
-  const signed = new Map<string, Map<string, string>>();
+  let fixture: Fixture;
 
   before(async () => {
     // No stale-run monitor: its lease renewal is a write of its own, and one landing between a
@@ -179,89 +94,7 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
     test = await startTestServer({ flags: { "--stale-after": "0", "--alerts-concurrency": "0" } });
     const org = await makeOrg(test);
     client = org.client;
-    const run = await client.createRun({
-      projectName: "proto",
-      runName: "fixture",
-      config: JSON.stringify({ lr: 0.1, model: { depth: 2 } }),
-    });
-    const ingest = await client.raw("POST", "/ingest/metrics", JSON.stringify({ time: 1, step: 0, data: { loss: 1 } }), {
-      "x-run-id": String(run.runId),
-      "x-project-name": run.projectName,
-    });
-    assert.equal(ingest.status, 200);
-    const register = await client.raw(
-      "POST",
-      "/files",
-      JSON.stringify({ files: [{ fileName: "f.png", fileType: "png", fileSize: 1, time: 1, step: 0, logName: "images" }] }),
-      { "content-type": "application/json", "x-run-id": String(run.runId), "x-project-name": run.projectName },
-    );
-    const uploadUrl = new URL(Object.values(register.body.images[0])[0] as string);
-    assert.equal((await fetch(uploadUrl, { method: "PUT", body: "x" })).status, 200);
-    const downloadUrl = new URL((await client.get("/api/runs/files", run)).body.files[0].url);
-    for (const url of [uploadUrl, downloadUrl]) signed.set(url.pathname.split("/").slice(0, 3).join("/"), new Map(url.searchParams));
-    const fileId = Number(uploadUrl.pathname.split("/")[3]);
-    // The fixture run's MLflow IDs: its project's experiment ID, and its run ID.
-    const experimentId = String((await client.get("/api/runs/projects")).body.projects[0].id);
-    const mlflowRunId = (await client.post("/api/2.0/mlflow/runs/search", { experiment_ids: [experimentId] })).body.runs[0].info.run_id;
-    // A registered model with a version of the fixture run, for the model reads (GET /api/runs/models/{name}).
-    assert.equal((await client.post("/api/2.0/mlflow/registered-models/create", { name: "fixture-model" })).status, 200);
-    const version = await client.post("/api/2.0/mlflow/model-versions/create", {
-      name: "fixture-model",
-      source: `mlflow-artifacts:/${experimentId}/${mlflowRunId}/artifacts/model`,
-      run_id: mlflowRunId,
-    });
-    assert.equal(version.status, 200);
-
-    // An alert destination (ID 1, which the alert routes' samples name) and a failed delivery to it, for the retry route.
-    const hook = await client.post("/api/alerts/destinations", {
-      name: "fixture-hook",
-      kind: "webhook",
-      url: "https://hooks.example.com/x",
-    });
-    assert.equal(hook.status, 201);
-    const { deliveryId } = (await client.post(`/api/alerts/destinations/${hook.body.destination.id}/test`)).body;
-    const store = test.server.store;
-    for (const claimed of await store.claimAlertDeliveries(Date.now(), 10, 60_000, "fixture"))
-      await store.finishAlertDelivery(claimed.id, "fixture", { status: "failed", error: "fixture" }, Date.now());
-
-    // People (docs/api.md, "Members"): one to sign in with a password, one to change and remove, and an invitation link to use.
-    const signer = await store.createUser(
-      { orgId: org.organization.id, email: "fixture-signer@example.com", name: "s", kind: "person" },
-      Date.now(),
-    );
-    await store.setMembership(org.organization.id, signer.id, "member", Date.now());
-    await store.setPasswordHash(signer.id, await hashPassword("fixture password"));
-    bodies.set("POST /api/auth/sign-in", { email: "fixture-signer@example.com", password: "fixture password" });
-    const invited = await client.post("/api/members", { email: "fixture-invitee@example.com", role: "member" });
-    assert.equal(invited.status, 200);
-    bodies.set("POST /api/members", { email: "fixture-invitee@example.com", role: "member" });
-    bodies.set("POST /api/auth/invitations/{token}/accept", { password: "fixture password" });
-    bodies.set("POST /api/members/{userId}/role", { role: "viewer" });
-
-    for (const [name, value] of Object.entries({
-      destinationId: hook.body.destination.id,
-      deliveryId,
-      runId: run.runId,
-      forkRunId: run.runId,
-      runIds: String(run.runId),
-      projectName: run.projectName,
-      displayId: run.displayId,
-      "x-run-id": String(run.runId),
-      "x-project-name": run.projectName,
-      fileId,
-      fileName: "f.png",
-      forkStep: 0,
-      logName: "loss",
-      experimentId,
-      mlflowRunId,
-      name: "fixture-model",
-      token: invited.body.invitationUrl.split("/invite/")[1],
-      userId: invited.body.member.user.id,
-    })) {
-      fixtures.set(name, value);
-    }
-    const disposable = await client.createRun({ projectName: "proto", runName: "disposable" });
-    for (const path of ["/api/runs/delete", "/api/runs/restore"]) bodies.set(`POST ${path}`, { runIds: [disposable.runId] });
+    fixture = await makeFixture(test, org);
     operations = operationsOf((await client.get<Parameters<typeof operationsOf>[0]>("/api/openapi.json")).body);
     writes = await writeCounter(test);
   });
@@ -270,40 +103,8 @@ describe("generated from the OpenAPI document: Object.prototype names everywhere
     await test.close();
   });
 
-  /** The request that reaches each operation's handler with valid input. */
-  function baseline(operation: Operation): Request {
-    const request: Request = { query: new Map(), path: new Map(), headers: new Map(), body: undefined };
-    const signedQuery = signed.get(operation.path.split("/").slice(0, 3).join("/"));
-    for (const parameter of operation.parameters) {
-      const target = parameter.in === "query" ? request.query : parameter.in === "path" ? request.path : request.headers;
-      const value = signedQuery?.get(parameter.name) ?? parameter.example ?? sample(parameter.schema, fixtures, parameter.name);
-      if (parameter.required || parameter.in !== "query" || fixtures.has(parameter.name) || signedQuery?.has(parameter.name)) {
-        target.set(parameter.name, String(value));
-      }
-    }
-    // Headers some routes read without declaring them (file registration names its run like ingest does).
-    for (const name of ["x-run-id", "x-project-name"])
-      if (!request.headers.has(name)) request.headers.set(name, String(fixtures.get(name)));
-    if (operation.body)
-      request.body = operation.bodyExample ?? bodies.get(`${operation.method} ${operation.path}`) ?? sample(operation.body, fixtures);
-    return request;
-  }
-
-  async function send(operation: Operation, request: Request, key: string | undefined) {
-    let path = operation.path;
-    for (const [name, value] of request.path) path = path.replace(`{${name}}`, encodeURIComponent(value));
-    const url = new URL(path, test.url);
-    for (const [name, value] of request.query) url.searchParams.set(name, value);
-    const headers: Record<string, string> = Object.fromEntries(request.headers);
-    if (key) headers.authorization ??= `Bearer ${key}`;
-    let body: string | undefined;
-    if (request.body !== undefined) {
-      headers["content-type"] = "application/json";
-      body = typeof request.body === "string" ? request.body : JSON.stringify(request.body);
-    }
-    const response = await fetch(url, { method: operation.method, headers, body });
-    return { status: response.status, text: await response.text() };
-  }
+  const baseline = (operation: Operation) => generatedBaseline(operation, fixture);
+  const send = (operation: Operation, request: Request, key: string | undefined) => sendRequest(test.url, operation, request, bearer(key));
 
   /** Every variant of the baseline with one slot holding `word`. */
   function* variants(operation: Operation, word: string): Generator<[string, Request]> {

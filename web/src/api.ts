@@ -225,4 +225,8 @@ export const api = {
   alertDeliveries: (query: { status?: T.AlertDelivery["status"]; limit?: number; cursor?: string }) =>
     get<T.AlertOutbox>("/api/alerts/deliveries", query),
   retryAlertDelivery: (deliveryId: string) => post<T.Success>(`/api/alerts/deliveries/${encodeURIComponent(deliveryId)}/retry`, {}),
+  /** The signed-in person's own API keys (docs/api.md, "API keys"): the key itself is answered once, when made. */
+  keys: () => get<T.KeyList>("/api/keys"),
+  createKey: (body: T.NewKey) => post<T.CreatedKey>("/api/keys", body),
+  revokeKey: (keyId: string) => post<{ apiKey: T.ApiKeyItem }>(`/api/keys/${encodeURIComponent(keyId)}/revoke`, {}),
 };

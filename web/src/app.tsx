@@ -6,9 +6,10 @@ import { ConnectionNotice } from "./components/common.tsx";
 import { queryClient } from "./hooks.ts";
 import { lazy } from "./components/lazy.tsx";
 import { parseMlflowLink } from "./lib/mlflow-links.ts";
-import { auditPath, Link, membersPath, modelsPath, navigate, trashPath, useLocation } from "./router.tsx";
+import { auditPath, keysPath, Link, membersPath, modelsPath, navigate, trashPath, useLocation } from "./router.tsx";
 import { ComparePage } from "./views/compare.tsx";
 import { InvitePage } from "./views/invite.tsx";
+import { KeysPage } from "./views/keys.tsx";
 import { LeaderboardPage } from "./views/leaderboard.tsx";
 import { MembersPage } from "./views/members.tsx";
 import { MlflowLinkPage } from "./views/mlflow-link.tsx";
@@ -37,6 +38,7 @@ function View({ path, query, hash }: { path: string; query: URLSearchParams; has
   if (parts.length === 0) return <Redirect to="/projects" />;
   if (parts[0] === "members" && parts.length === 1) return <MembersPage />;
   if (parts[0] === "audit" && parts.length === 1) return <AuditPage query={query} />;
+  if (parts[0] === "keys" && parts.length === 1) return <KeysPage />;
   if (parts[0] === "trash" && parts.length === 1) {
     const projectName = query.get("projectName") ?? undefined;
     return <TrashPage key={projectName} projectName={projectName} />;
@@ -142,6 +144,7 @@ export function App() {
           <Link href={membersPath}>Members</Link>
           <Link href={trashPath()}>Trash</Link>
           <Link href={auditPath}>Audit log</Link>
+          <Link href={keysPath}>API keys</Link>
         </nav>
         <button type="button" class="link" onClick={() => void signOut()}>
           Sign out

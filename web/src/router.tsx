@@ -88,6 +88,8 @@ export const settingsPath = (projectName: string) => `${projectPath(projectName)
 export const modelsPath = "/models";
 export const membersPath = "/members";
 export const auditPath = "/audit";
+/** The signed-in person's own API keys. */
+export const keysPath = "/keys";
 export const trashPath = (projectName?: string) =>
   projectName === undefined ? "/trash" : `/trash?projectName=${encodeURIComponent(projectName)}`;
 export const modelPath = (name: string) => `${modelsPath}/${encodeURIComponent(name)}`;

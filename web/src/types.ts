@@ -29,6 +29,7 @@ import type {
 import type { RoleSchema, SessionResponse } from "../../src/http/schemas/sessions.ts";
 import type { FilesResponse } from "../../src/http/schemas/files.ts";
 import type { AuthConfigResponse } from "../../src/http/schemas/oidc.ts";
+import type { CreateKeyBody, CreateKeyResponse, KeyItem, KeyListResponse } from "../../src/http/schemas/keys.ts";
 import type {
   DataQuery as DataQuerySchema,
   DataResponse,
@@ -180,3 +181,7 @@ export type Member = Members["members"][number];
 export type InviteBody = Static<typeof InviteBodySchema>;
 export type Invited = Static<typeof InviteResponse>;
 export type MemberAnswer = Static<typeof MemberResponse>;
+export type ApiKeyItem = Static<typeof KeyItem>;
+export type KeyList = Static<typeof KeyListResponse>;
+export type NewKey = Static<typeof CreateKeyBody>;
+export type CreatedKey = Static<typeof CreateKeyResponse>;

@@ -1,10 +1,13 @@
-import { ConfigError, parseDuration } from "../../config.js";
+import { ConfigError } from "../../config.js";
+import { parseKeyLifetime } from "../../domain/api-keys.js";
 import { CLI_ACTOR } from "../../domain/audit.js";
 import { DomainError } from "../../domain/errors.js";
+import { parseRole, type Role } from "../../domain/roles.js";
 import { systemClock, toIso, toIsoOrNull } from "../../domain/time.js";
-import { createOwnerAccount, issueKey, keyFact } from "../../services/accounts.js";
+import { keyFact } from "../../services/accounts.js";
 import { AuditLog } from "../../services/audit.js";
-import type { Store } from "../../store/store.js";
+import { createMemberKey, listKeys as keysOf, ownerServiceAccount, serviceAccount } from "../../services/keys.js";
+import type { Store, User } from "../../store/store.js";
 import { DATA_DIR_HELP, expectArguments, openStore, STORE_OPTIONS, UsageError, type Command } from "../command.js";
 
 type Values = Record<string, string | boolean | undefined>;
@@ -12,17 +15,26 @@ type Values = Record<string, string | boolean | undefined>;
 export const keysCommand: Command = {
   summary: "create, list and revoke API keys",
   usage: `Usage:
-  stepwise keys create --org <slug> [--name NAME] [--expires-in 30d]   prints the new key alone on the last line
+  stepwise keys create --org <slug> [--user EMAIL | --service NAME] [--role ROLE] [--name NAME] [--expires-in 30d]
+                                   prints the new key alone on the last line
   stepwise keys list --org <slug> [--json]
   stepwise keys revoke <key-id>
 
 Options:
 ${DATA_DIR_HELP}
   --org SLUG       organization of the key
+  --user EMAIL     the key of that person, a member of the organization
+  --service NAME   the key of that service account of the organization, made (a member with --role,
+                   default member) when it has none of that name
+                   (neither: the service account 'admin' that owns the organization)
+  --role ROLE      viewer, member, admin or owner: the key's role, at most its owner's (a viewer key
+                   reads only); default: its owner's role, whatever it becomes
   --name NAME      a label for the key (default "cli")
   --expires-in D   lifetime: <n>s, <n>m, <n>h or <n>d (default: never expires)
-  --json           machine-readable output (list): [{id, name, createdAt, expiresAt, revokedAt}]`,
-  valueOptions: [...STORE_OPTIONS, "org", "name", "expires-in"],
+  --json           machine-readable output (list): [{id, name, user: {id, kind, email, name}, role,
+                   memberRole, createdAt, expiresAt, revokedAt}] (role: the key's cap, null when it
+                   follows its owner's role; memberRole: the owner's role now, null once removed)`,
+  valueOptions: [...STORE_OPTIONS, "org", "name", "expires-in", "user", "service", "role"],
   switches: ["json"],
   async run({ positionals, values }) {
     const [action] = positionals;
@@ -34,6 +46,7 @@ ${DATA_DIR_HELP}
     const args = expectArguments(positionals, action === "revoke" ? ["key-id"] : []);
     // Checked before the store is opened, so bad input never touches the data directory.
     const lifetime = action === "create" ? keyLifetime(values["expires-in"]) : undefined;
+    if (action === "create") ownerOptions(values);
     const store = await openStore(values, { create: false });
     try {
       return await work(store, values, args, lifetime);
@@ -49,18 +62,32 @@ const ACTIONS = new Map<string, (store: Store, values: Values, args: string[], l
   ["revoke", revokeKey],
 ]);
 
-const MAX_KEY_LIFETIME_MS = 36_500 * 24 * 3600 * 1000;
-
-/** `--expires-in` takes `<n>s|m|h|d`; a zero lifetime would make a key that never works. */
+/** `--expires-in` takes `<n>s|m|h|d` (domain/api-keys.ts parseKeyLifetime): a zero lifetime would make a key that never works. */
 function keyLifetime(raw: string | boolean | undefined): number | undefined {
   if (typeof raw !== "string") return undefined;
-  if (!/^\d+[smhd]$/.test(raw)) throw new ConfigError(`expires-in must be a duration like 30s, 15m, 2h or 7d, got '${raw}'`);
-  const lifetime = parseDuration(raw, "expires-in");
-  if (lifetime <= 0) throw new ConfigError(`expires-in must be longer than 0, got '${raw}'`);
-  // Past this the expiry is not a date (999999999d was stored, then failed to print, then broke `keys list`).
-  if (lifetime > MAX_KEY_LIFETIME_MS)
-    throw new ConfigError(`expires-in must be at most 36500d (100 years; leave it out for a key that never expires), got '${raw}'`);
-  return lifetime;
+  try {
+    return parseKeyLifetime(raw, "expires-in");
+  } catch (error) {
+    throw error instanceof DomainError ? new ConfigError(error.message) : error;
+  }
+}
+
+/** `--user`, `--service` and `--role`, checked before the store is opened. */
+function ownerOptions(values: Values): { email?: string; service?: string; role: Role | null } {
+  const { user, service, role } = values;
+  if (user !== undefined && service !== undefined) throw new UsageError("give --user or --service, not both");
+  if (user === true || service === true || role === true) throw new UsageError("--user, --service and --role take a value");
+  if (typeof service === "string" && (service.trim() === "" || service.length > 200))
+    throw new UsageError("--service: a name of 1 to 200 characters");
+  try {
+    return {
+      email: typeof user === "string" ? user.trim().toLowerCase() : undefined,
+      service: typeof service === "string" ? service : undefined,
+      role: typeof role === "string" ? parseRole(role, "--role") : null,
+    };
+  } catch (error) {
+    throw error instanceof DomainError ? new UsageError(error.message) : error;
+  }
 }
 
 async function organizationOf(store: Store, slug: unknown) {
@@ -73,25 +100,39 @@ async function organizationOf(store: Store, slug: unknown) {
 async function createKey(store: Store, values: Values, _args: string[], lifetime: number | undefined): Promise<number> {
   const organization = await organizationOf(store, values.org);
   const now = systemClock.now();
-  const user = (await store.listUsers(organization.id))[0] ?? (await createOwnerAccount(store, organization.id, now));
+  const orgId = organization.id;
+  const { email, service, role } = ownerOptions(values);
+  let user: User | undefined;
+  if (email !== undefined) {
+    user = await store.getUserByEmail(email);
+    if (!user || !(await store.getMembership(orgId, user.id)))
+      throw new DomainError("NOT_FOUND", `'${email}' is not a member of organization '${organization.slug}'`);
+  } else if (service !== undefined) user = await serviceAccount(store, orgId, service, role ?? "member", now);
+  else user = await ownerServiceAccount(store, orgId, now);
   const name = typeof values.name === "string" ? values.name : "cli";
-  const audit = { log: new AuditLog({ store, clock: systemClock }), by: { orgId: organization.id, actor: CLI_ACTOR, sourceIp: null } };
+  const audit = { log: new AuditLog({ store, clock: systemClock }), by: { orgId, actor: CLI_ACTOR, sourceIp: null } };
   const expiresAt = lifetime === undefined ? null : now + lifetime;
-  const grant = { orgId: organization.id, userId: user.id, name, expiresAt, role: null };
-  const { key, record } = await issueKey(store, grant, now, audit);
+  const { key, record } = await createMemberKey(store, { orgId, userId: user.id, name, expiresAt, requested: role }, now, audit);
   const expiry = record.expiresAt === null ? "never expires" : `expires ${toIso(record.expiresAt)}`;
-  console.log(`Created key ${record.id} '${record.name}' for organization '${organization.slug}' (${expiry}). Shown only this once:`);
+  const owner = user.kind === "person" ? user.email : `service account '${user.name}'`;
+  const acting = record.role === null ? "its owner's role" : `role '${record.role}'`;
+  console.log(
+    `Created key ${record.id} '${record.name}' of ${owner} (${acting}) for organization '${organization.slug}' (${expiry}). Shown only this once:`,
+  );
   console.log(key);
   return 0;
 }
 
 async function listKeys(store: Store, values: Values): Promise<number> {
   const organization = await organizationOf(store, values.org);
-  const keys = await store.listApiKeys(organization.id);
+  const keys = await keysOf(store, organization.id);
   if (values.json) {
-    const rows = keys.map((k) => ({
+    const rows = keys.map(({ record: k, user, memberRole }) => ({
       id: k.id,
       name: k.name,
+      user: user && { id: user.id, kind: user.kind, email: user.email, name: user.name },
+      role: k.role,
+      memberRole,
       createdAt: toIso(k.createdAt),
       expiresAt: toIsoOrNull(k.expiresAt),
       revokedAt: toIsoOrNull(k.revokedAt),
@@ -99,10 +140,14 @@ async function listKeys(store: Store, values: Values): Promise<number> {
     console.log(JSON.stringify(rows));
     return 0;
   }
-  for (const k of keys) {
+  for (const { record: k, user, memberRole } of keys) {
     const expires = k.expiresAt === null ? "never" : toIso(k.expiresAt);
     const revoked = k.revokedAt === null ? "no" : toIso(k.revokedAt);
-    console.log(`${k.id}\t${k.name}\t${k.displayPrefix}…\tcreated ${toIso(k.createdAt)}\texpires ${expires}\trevoked ${revoked}`);
+    const owner = user === null ? "(deleted user)" : user.kind === "person" ? user.email : `service:${user.name}`;
+    const role = memberRole === null ? "removed" : (k.role ?? memberRole);
+    console.log(
+      `${k.id}\t${k.name}\t${k.displayPrefix}…\t${owner}\t${role}\tcreated ${toIso(k.createdAt)}\texpires ${expires}\trevoked ${revoked}`,
+    );
   }
   return 0;
 }

@@ -23,6 +23,11 @@ import {
 
 const tags = ["alerts"];
 const WRITE_ERRORS = { ...STANDARD_ERRORS, 409: ErrorResponse };
+/**
+ * Destinations (where alerts go: webhooks, mail) are an admin's; rules, events and retrying a delivery
+ * a member's, reading them a viewer's (docs/semantics.md, "Roles").
+ */
+const ADMIN = { role: "admin" } as const;
 
 /** Alert destinations, rules, events and deliveries of the key's organization (docs/api.md, "Alerts"). */
 export function alertRoutes({ services }: RouteDeps): FastifyPluginAsyncTypebox {
@@ -35,12 +40,12 @@ export function alertRoutes({ services }: RouteDeps): FastifyPluginAsyncTypebox 
     );
     app.post(
       "/api/alerts/destinations",
-      { schema: { tags, body: CreateDestinationBody, response: { 201: CreateDestinationResponse, ...WRITE_ERRORS } } },
+      { config: ADMIN, schema: { tags, body: CreateDestinationBody, response: { 201: CreateDestinationResponse, ...WRITE_ERRORS } } },
       async (request, reply) => reply.code(201).send(await alerts.createDestination(auditContext(request), request.body)),
     );
     app.post(
       "/api/alerts/destinations/:destinationId/test",
-      { schema: { tags, params: DestinationIdParams, response: { 202: TestDeliveryResponse, ...STANDARD_ERRORS } } },
+      { config: ADMIN, schema: { tags, params: DestinationIdParams, response: { 202: TestDeliveryResponse, ...STANDARD_ERRORS } } },
       async (request, reply) => reply.code(202).send(await alerts.testDestination(request.auth.orgId, request.params.destinationId)),
     );
 
@@ -83,7 +88,7 @@ export function alertRoutes({ services }: RouteDeps): FastifyPluginAsyncTypebox 
     // Listed last in the OpenAPI document, after the routes that name a destination.
     app.delete(
       "/api/alerts/destinations/:destinationId",
-      { schema: { tags, params: DestinationIdParams, response: { 200: SuccessResponse, ...STANDARD_ERRORS } } },
+      { config: ADMIN, schema: { tags, params: DestinationIdParams, response: { 200: SuccessResponse, ...STANDARD_ERRORS } } },
       async (request) => alerts.deleteDestination(auditContext(request), request.params.destinationId),
     );
   };

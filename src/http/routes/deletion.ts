@@ -19,6 +19,8 @@ import {
 
 const tags = ["deletion"];
 const CHANGE_ERRORS = { ...STANDARD_ERRORS, 409: ErrorResponse };
+/** Deletion, restore and retention are an admin's; reading the trash and a dry run anyone's (docs/semantics.md, "Roles"). */
+const ADMIN = { role: "admin" } as const;
 
 /** Deletion, restore, the trash and retention policies (docs/api.md, "Deletion and retention"). */
 export function deletionRoutes({ services }: RouteDeps): FastifyPluginAsyncTypebox {
@@ -26,22 +28,22 @@ export function deletionRoutes({ services }: RouteDeps): FastifyPluginAsyncTypeb
   return async (app) => {
     app.post(
       "/api/runs/delete",
-      { schema: { tags, body: RunIdsBody, response: { 200: DeleteRunsResponse, ...CHANGE_ERRORS } } },
+      { config: ADMIN, schema: { tags, body: RunIdsBody, response: { 200: DeleteRunsResponse, ...CHANGE_ERRORS } } },
       async (request) => deletion.deleteRuns(auditContext(request), request.body.runIds),
     );
     app.post(
       "/api/runs/restore",
-      { schema: { tags, body: RunIdsBody, response: { 200: RestoreRunsResponse, ...CHANGE_ERRORS } } },
+      { config: ADMIN, schema: { tags, body: RunIdsBody, response: { 200: RestoreRunsResponse, ...CHANGE_ERRORS } } },
       async (request) => deletion.restoreRuns(auditContext(request), request.body.runIds),
     );
     app.post(
       "/api/runs/projects/delete",
-      { schema: { tags, body: ProjectNameBody, response: { 200: DeleteProjectResponse, ...CHANGE_ERRORS } } },
+      { config: ADMIN, schema: { tags, body: ProjectNameBody, response: { 200: DeleteProjectResponse, ...CHANGE_ERRORS } } },
       async (request) => deletion.deleteProject(auditContext(request), request.body.projectName),
     );
     app.post(
       "/api/runs/projects/restore",
-      { schema: { tags, body: ProjectNameBody, response: { 200: RestoreProjectResponse, ...CHANGE_ERRORS } } },
+      { config: ADMIN, schema: { tags, body: ProjectNameBody, response: { 200: RestoreProjectResponse, ...CHANGE_ERRORS } } },
       async (request) => deletion.restoreProject(auditContext(request), request.body.projectName),
     );
     app.get(
@@ -56,7 +58,7 @@ export function deletionRoutes({ services }: RouteDeps): FastifyPluginAsyncTypeb
     );
     app.put(
       "/api/runs/retention",
-      { schema: { tags, body: PutRetentionBody, response: { 200: RetentionResponse, ...STANDARD_ERRORS } } },
+      { config: ADMIN, schema: { tags, body: PutRetentionBody, response: { 200: RetentionResponse, ...STANDARD_ERRORS } } },
       async (request) => {
         const { projectName, policy } = request.body;
         return deletion.setRetention(
@@ -68,7 +70,10 @@ export function deletionRoutes({ services }: RouteDeps): FastifyPluginAsyncTypeb
     );
     app.post(
       "/api/runs/retention/dry-run",
-      { schema: { tags, body: ProjectNameBody, response: { 200: RetentionDryRunResponse, ...STANDARD_ERRORS } } },
+      {
+        config: { role: "viewer" },
+        schema: { tags, body: ProjectNameBody, response: { 200: RetentionDryRunResponse, ...STANDARD_ERRORS } },
+      },
       async (request) => deletion.retentionDryRun(request.auth.orgId, request.body.projectName),
     );
   };

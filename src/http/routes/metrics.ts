@@ -69,6 +69,8 @@ export function metricRoutes({ store }: RouteDeps): FastifyPluginAsyncTypebox {
     app.post(
       "/api/runs/metrics/batch",
       {
+        // A read sent as POST (its many run IDs do not fit a URL): a viewer's.
+        config: { role: "viewer" },
         schema: {
           tags,
           description:

@@ -51,8 +51,12 @@ export function projectRoutes({ store }: RouteDeps): FastifyPluginAsyncTypebox {
       },
     );
 
-    app.post("/api/slug", { schema: { tags: ["auth"], response: { 200: SlugResponse, 401: STANDARD_ERRORS[401] } } }, async (request) => {
-      return { organization: { slug: request.auth.orgSlug } };
-    });
+    app.post(
+      "/api/slug",
+      { config: { role: "viewer" }, schema: { tags: ["auth"], response: { 200: SlugResponse, 401: STANDARD_ERRORS[401] } } },
+      async (request) => {
+        return { organization: { slug: request.auth.orgSlug } };
+      },
+    );
   };
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Role } from "../../../domain/roles.js";
 import { MlflowError } from "../../../domain/mlflow/errors.js";
 import { experimentIdOf } from "../../../domain/mlflow/ids.js";
 import { invalidParameter } from "../../../domain/mlflow/errors.js";
@@ -26,17 +27,29 @@ import type { MetricSeries, MlflowProject, MlflowRun } from "../../../store/stor
 type Handler = (request: FastifyRequest) => Promise<unknown>;
 const HIDDEN = { schema: { hide: true } };
 
+/**
+ * How an MLflow route is registered: hidden from the OpenAPI document (docs/api.md lists them), and
+ * needing `role` when not its method's default (docs/semantics.md, "Roles": a GET needs a viewer,
+ * any other method a member).
+ */
+export function mlflowRoute(role?: Role) {
+  return role === undefined ? HIDDEN : { ...HIDDEN, config: { role } };
+}
+
 /** How an MLflow resource registers its endpoints: hidden from the OpenAPI document (docs/api.md lists them). */
 export function endpoints(app: FastifyInstance) {
   const get = (path: string, handler: Handler) => app.get(path, HIDDEN, handler);
   const post = (path: string, handler: Handler) => app.post(path, HIDDEN, handler);
+  /** A POST that needs another role than a member: a search (a read, "viewer") or a deletion ("admin"). */
+  const postAs = (role: Role, path: string, handler: Handler) => app.post(path, mlflowRoute(role), handler);
   return {
     get,
     post,
-    /** Searches are answered both ways, as MLflow's server does. */
+    postAs,
+    /** Searches are answered both ways, as MLflow's server does; both are reads, so a viewer's. */
     getAndPost: (path: string, handler: Handler) => {
       get(path, handler);
-      post(path, handler);
+      postAs("viewer", path, handler);
     },
   };
 }

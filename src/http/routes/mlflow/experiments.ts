@@ -21,7 +21,7 @@ import {
 /** MLflow's experiments (Stepwise projects): create, get, search, rename, delete, restore, tags. */
 export function experimentRoutes({ services: { mlflowExperiments: experiments } }: RouteDeps) {
   return async (app: FastifyInstance) => {
-    const { get, post, getAndPost } = endpoints(app);
+    const { get, post, postAs, getAndPost } = endpoints(app);
 
     post("/experiments/create", async (request) => {
       const fields = fieldsOf(request);
@@ -59,11 +59,12 @@ export function experimentRoutes({ services: { mlflowExperiments: experiments } 
       return {};
     });
 
+    // Deleting and restoring an experiment (a project) is an admin's, as in Stepwise's own API.
     for (const [path, deleted] of [
       ["/experiments/delete", true],
       ["/experiments/restore", false],
     ] as const)
-      post(path, async (request) => {
+      postAs("admin", path, async (request) => {
         await experiments.setDeleted(auditContext(request), fieldsOf(request).experiment_id, deleted);
         return {};
       });

@@ -4,7 +4,18 @@ import { modelMaxResults, parseModelFilter, parseModelOrderBy, parseWireStatus, 
 import { checkKey } from "../../../domain/mlflow/model.js";
 import type { ModelView } from "../../../services/mlflow-logged-models.js";
 import type { RouteDeps } from "../../deps.js";
-import { endpoints, fieldsOf, listOf, nextPage, optionalString, orgOf, paramsOfList, requiredString, tagsOf } from "./common.js";
+import {
+  endpoints,
+  fieldsOf,
+  mlflowRoute,
+  listOf,
+  nextPage,
+  optionalString,
+  orgOf,
+  paramsOfList,
+  requiredString,
+  tagsOf,
+} from "./common.js";
 
 const pairs = (list: readonly (readonly [string, string])[]) => list.map(([key, value]) => ({ key, value }));
 
@@ -40,7 +51,7 @@ interface TagParams extends ModelParams {
  */
 export function loggedModelRoutes({ services: { mlflowLoggedModels: models } }: RouteDeps) {
   return async (app: FastifyInstance) => {
-    const { get, post } = endpoints(app);
+    const { get, post, postAs } = endpoints(app);
     const HIDDEN = { schema: { hide: true } };
     const modelIdOf = (request: { params: unknown }) => (request.params as ModelParams).model_id;
 
@@ -57,7 +68,7 @@ export function loggedModelRoutes({ services: { mlflowLoggedModels: models } }: 
       return { model: loggedModelJson(model) };
     });
 
-    post("/logged-models/search", async (request) => {
+    postAs("viewer", "/logged-models/search", async (request) => {
       const fields = fieldsOf(request);
       const datasets = listOf(fields, "datasets");
       if (
@@ -90,7 +101,7 @@ export function loggedModelRoutes({ services: { mlflowLoggedModels: models } }: 
       return { model: loggedModelJson(await models.finalize(orgOf(request), modelIdOf(request), parseWireStatus(fields.status))) };
     });
 
-    app.delete("/logged-models/:model_id", HIDDEN, async (request) => {
+    app.delete("/logged-models/:model_id", mlflowRoute("admin"), async (request) => {
       await models.delete(orgOf(request), modelIdOf(request));
       return {};
     });

@@ -16,7 +16,8 @@ import {
 import { parseFilter, parseOrderBy } from "../../../domain/mlflow/search.js";
 import type { ModelVersion, RegisteredModel } from "../../../store/store.js";
 import type { RouteDeps } from "../../deps.js";
-import { fieldsOf, listOf, maxResultsOf, nextPage, optionalString, orgOf, requiredString } from "./common.js";
+import type { Role } from "../../../domain/roles.js";
+import { fieldsOf, listOf, maxResultsOf, mlflowRoute, nextPage, optionalString, orgOf, requiredString } from "./common.js";
 
 const HIDDEN = { schema: { hide: true } };
 const tagList = (tags: readonly [string, string][]) => tags.map(([key, value]) => ({ key, value }));
@@ -95,8 +96,11 @@ export function registryRoutes({ services: { mlflowRegistry: registry } }: Route
     const get = (path: string, handler: Handler) => app.get(path, HIDDEN, handler);
     const post = (path: string, handler: Handler) => app.post(path, HIDDEN, handler);
     const patch = (path: string, handler: Handler) => app.patch(path, HIDDEN, handler);
-    const del = (path: string, handler: (request: FastifyRequest, fields: Record<string, unknown>) => Promise<unknown>) =>
-      app.delete(path, HIDDEN, (request) => handler(request, deleteFields(request)));
+    /** A POST that only reads (a search): a viewer's (docs/semantics.md, "Roles"). */
+    const postRead = (path: string, handler: Handler) => app.post(path, mlflowRoute("viewer"), handler);
+    type DeleteHandler = (request: FastifyRequest, fields: Record<string, unknown>) => Promise<unknown>;
+    const del = (path: string, handler: DeleteHandler, role?: Role) =>
+      app.delete(path, mlflowRoute(role), (request) => handler(request, deleteFields(request)));
 
     post("/registered-models/create", async (request) => {
       const fields = fieldsOf(request);
@@ -128,10 +132,15 @@ export function registryRoutes({ services: { mlflowRegistry: registry } }: Route
       return { registered_model: registeredModelJson(model, versions) };
     });
 
-    del("/registered-models/delete", async (request, fields) => {
-      await registry.deleteModel(orgOf(request), nameOf(fields));
-      return {};
-    });
+    // Deleting a model (with its versions) is an admin's; its tags and aliases a member's.
+    del(
+      "/registered-models/delete",
+      async (request, fields) => {
+        await registry.deleteModel(orgOf(request), nameOf(fields));
+        return {};
+      },
+      "admin",
+    );
 
     const searchModels = async (request: FastifyRequest) => {
       const fields = fieldsOf(request);
@@ -150,7 +159,7 @@ export function registryRoutes({ services: { mlflowRegistry: registry } }: Route
       };
     };
     get("/registered-models/search", searchModels);
-    post("/registered-models/search", searchModels);
+    postRead("/registered-models/search", searchModels);
 
     const latest = async (request: FastifyRequest) => {
       const fields = fieldsOf(request);
@@ -161,7 +170,7 @@ export function registryRoutes({ services: { mlflowRegistry: registry } }: Route
       );
     };
     get("/registered-models/get-latest-versions", latest);
-    post("/registered-models/get-latest-versions", latest);
+    postRead("/registered-models/get-latest-versions", latest);
 
     post("/registered-models/set-tag", async (request) => {
       const fields = fieldsOf(request);
@@ -232,10 +241,14 @@ export function registryRoutes({ services: { mlflowRegistry: registry } }: Route
       return { model_version: modelVersionJson(model, version) };
     });
 
-    del("/model-versions/delete", async (request, fields) => {
-      await registry.deleteVersion(orgOf(request), nameOf(fields), versionField(fields));
-      return {};
-    });
+    del(
+      "/model-versions/delete",
+      async (request, fields) => {
+        await registry.deleteVersion(orgOf(request), nameOf(fields), versionField(fields));
+        return {};
+      },
+      "admin",
+    );
 
     get("/model-versions/get-download-uri", async (request) => {
       const fields = fieldsOf(request);
@@ -260,7 +273,7 @@ export function registryRoutes({ services: { mlflowRegistry: registry } }: Route
       };
     };
     get("/model-versions/search", searchVersions);
-    post("/model-versions/search", searchVersions);
+    postRead("/model-versions/search", searchVersions);
 
     post("/model-versions/set-tag", async (request) => {
       const fields = fieldsOf(request);

@@ -35,7 +35,7 @@ export function runRoutes({
   services: { mlflowRuns: runs, mlflowExperiments: experiments, mlflowLoggedModels: loggedModels },
 }: RouteDeps) {
   return async (app: FastifyInstance) => {
-    const { get, post } = endpoints(app);
+    const { get, post, postAs } = endpoints(app);
 
     post("/runs/create", async (request) => {
       const fields = fieldsOf(request);
@@ -69,16 +69,17 @@ export function runRoutes({
       return { run_info: runInfoJson(await runs.update(orgOf(request), run, update, actorOf(request.auth))) };
     });
 
+    // Deleting and restoring a run is an admin's, as in Stepwise's own API (docs/semantics.md, "Roles").
     for (const [path, deleted] of [
       ["/runs/delete", true],
       ["/runs/restore", false],
     ] as const)
-      post(path, async (request) => {
+      postAs("admin", path, async (request) => {
         await runs.setDeleted(auditContext(request), runIdOf(fieldsOf(request)), deleted);
         return {};
       });
 
-    post("/runs/search", async (request) => {
+    postAs("viewer", "/runs/search", async (request) => {
       const fields = fieldsOf(request);
       const orgId = orgOf(request);
       const experimentIds = listOf(fields, "experiment_ids").map((id) => {
