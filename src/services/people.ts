@@ -52,19 +52,18 @@ export class PeopleService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly audit?: AuditLog,
+    private readonly audit: AuditLog,
     private readonly limits: SignInLimits = SIGN_IN_LIMITS,
   ) {}
 
-  /** A membership write, with its audit entry in the same transaction when there is an audit log. */
+  /** A membership write, with its audit entry in the same transaction. */
   private async membershipWrite<K extends "setMembership" | "removeMembership">(
     context: AuditContext,
     method: K,
     args: Parameters<Store[K]>,
     fact: Parameters<AuditLog["write"]>[3] extends (result: never) => infer F ? F : never,
   ): Promise<Awaited<ReturnType<Store[K]>>> {
-    if (this.audit) return this.audit.write(context, method, args, () => fact);
-    return (this.store[method] as (...a: unknown[]) => Promise<Awaited<ReturnType<Store[K]>>>)(...args);
+    return this.audit.write(context, method, args, () => fact);
   }
 
   /**
@@ -143,6 +142,18 @@ export class PeopleService {
    * (429 when over either: no password is tried then). A wrong password and an unknown email are
    * one answer, after the same work. Signs in to the organization named, else the person's first.
    */
+  /**
+   * A wrong password for a person who exists goes into the audit log of each organization it
+   * belongs to (an unknown email has no organization: only the sign-in limits count it).
+   */
+  private async recordFailure(user: User, sourceIp: string): Promise<void> {
+    for (const membership of await this.store.listMemberships(user.id))
+      await this.audit.record(
+        { orgId: membership.orgId, actor: { userId: user.id, apiKeyId: null }, sourceIp },
+        { action: "sign_in_failed", target: { type: "user", id: user.id }, details: { method: "password" } },
+      );
+  }
+
   async signIn(
     input: { email: string; password: string; organization?: string },
     sourceIp: string,
@@ -155,6 +166,7 @@ export class PeopleService {
     if (!(await verifyPassword(input.password, stored)) || !user) {
       const now = this.clock.now();
       await this.store.recordSignInFailure(keys, now, now - this.limits.windowMs);
+      if (user) await this.recordFailure(user, sourceIp);
       throw wrongCredentials();
     }
     await this.store.clearSignInFailures(keys[0]!);

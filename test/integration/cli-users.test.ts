@@ -86,6 +86,16 @@ describe("CLI: stepwise users", () => {
     assert.equal(removed.code, 0, removed.stderr);
     const after = JSON.parse((await cli(["users", "list", "--org", "default", "--json", ...store])).stdout) as { email: string }[];
     assert.ok(!after.some((row) => row.email === "ada@example.com"));
+    // The operator's changes are in the audit log, by 'cli'.
+    const log = await test.client.get("/api/audit", { action: "member." });
+    assert.deepEqual(
+      log.body.entries.slice(0, 3).map((entry: { action: string; actor: { label: string } }) => [entry.action, entry.actor.label]),
+      [
+        ["member.remove", "cli"],
+        ["member.role", "cli"],
+        ["member.add", "cli"],
+      ],
+    );
   });
 
   it("the last owner can be neither demoted nor removed", async () => {

@@ -125,8 +125,8 @@ describe("people: invitations, password sign-in, members", () => {
     assert.equal((await later.post("/api/runs/create", { runName: "r", projectName: "p" })).status, 200, "a write with the CSRF token");
   });
 
-  it("a wrong password and an unknown email get the same 401", async () => {
-    const { email } = await member();
+  it("a wrong password and an unknown email get the same 401; the audit log has the sign-ins and the known person's failure", async () => {
+    const { email, org, userId } = await member();
     const wrong = await new Browser(test.url).signIn(email, "not the password");
     const unknown = await new Browser(test.url).signIn(uniqueEmail("nobody"), PASSWORD);
     assert.equal(wrong.status, 401);
@@ -134,6 +134,16 @@ describe("people: invitations, password sign-in, members", () => {
     assert.deepEqual(wrong.body, unknown.body);
     assert.deepEqual(wrong.body, { error: "wrong email or password" });
     assert.equal(sessionCookie(wrong), undefined);
+    const log = await org.client.get("/api/audit", { targetId: userId });
+    assert.equal(log.status, 200, JSON.stringify(log.body));
+    assert.deepEqual(
+      log.body.entries.map((entry: { action: string; actor: { label: string } }) => [entry.action, entry.actor.label]),
+      [
+        ["sign_in_failed", email],
+        ["sign_in", email],
+        ["member.add", "admin"],
+      ],
+    );
   });
 
   it("sign-in gives a new session every time: a cookie held before it is not the one after, and no longer works", async () => {

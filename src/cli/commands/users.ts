@@ -3,6 +3,7 @@ import { DomainError } from "../../domain/errors.js";
 import { invitationUrl } from "../../domain/people.js";
 import { parseRole } from "../../domain/roles.js";
 import { systemClock, toIso } from "../../domain/time.js";
+import { AuditLog } from "../../services/audit.js";
 import { PeopleService } from "../../services/people.js";
 import type { Store } from "../../store/store.js";
 import { configFlags, DATA_DIR_HELP, expectArguments, openStore, STORE_OPTIONS, type Command, UsageError } from "../command.js";
@@ -78,7 +79,7 @@ function linkBase(values: Values): string {
 
 async function createUser(store: Store, values: Values): Promise<number> {
   const organization = await organizationOf(store, values.org as string);
-  const people = new PeopleService(store, systemClock);
+  const people = new PeopleService(store, systemClock, new AuditLog({ store, clock: systemClock }));
   const role = typeof values.role === "string" ? parseRole(values.role, "--role") : undefined;
   const name = typeof values.name === "string" ? values.name : undefined;
   const invited = await people.invite(organization.id, { email: values.email as string, name, role }, null);
@@ -92,7 +93,7 @@ async function createUser(store: Store, values: Values): Promise<number> {
 
 async function listUsers(store: Store, values: Values): Promise<number> {
   const organization = await organizationOf(store, values.org as string);
-  const members = await new PeopleService(store, systemClock).members(organization.id);
+  const members = await new PeopleService(store, systemClock, new AuditLog({ store, clock: systemClock })).members(organization.id);
   if (values.json) {
     const rows = members.map((m) => ({
       userId: m.user.id,
@@ -112,7 +113,7 @@ async function listUsers(store: Store, values: Values): Promise<number> {
 
 async function setRole(store: Store, values: Values): Promise<number> {
   const organization = await organizationOf(store, values.org as string);
-  const people = new PeopleService(store, systemClock);
+  const people = new PeopleService(store, systemClock, new AuditLog({ store, clock: systemClock }));
   const member = await people.memberByEmail(organization.id, values.email as string);
   const changed = await people.setRole(organization.id, member.user.id, parseRole(values.role, "--role"), null);
   console.log(`${changed.user.email} now has the role '${changed.role}' in '${organization.slug}' (was '${member.role}')`);
@@ -121,7 +122,7 @@ async function setRole(store: Store, values: Values): Promise<number> {
 
 async function removeUser(store: Store, values: Values): Promise<number> {
   const organization = await organizationOf(store, values.org as string);
-  const people = new PeopleService(store, systemClock);
+  const people = new PeopleService(store, systemClock, new AuditLog({ store, clock: systemClock }));
   const member = await people.memberByEmail(organization.id, values.email as string);
   await people.remove(organization.id, member.user.id, null);
   console.log(`Removed ${member.user.email} from '${organization.slug}': its keys there are revoked and its sessions ended`);
