@@ -11,7 +11,7 @@ import type { Json } from "../domain/merge.js";
 import { encodePageToken, pageTokenCount } from "../domain/page-token.js";
 import { toIso } from "../domain/time.js";
 import type { Clock } from "../domain/time.js";
-import type { AuditedMethod, AuditEntry } from "../store/audit-store.js";
+import type { AuditedMethod, AuditEntry } from "../store/store.js";
 import type { Store } from "../store/store.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { AuditAction, AuditEntry, AuditTargetType } from "../domain/audit.js";
-import type { AuditQuery } from "./audit-store.js";
+import type { AuditQuery } from "./store.js";
 
 // The audit log's columns, how its rows become entries, and the clauses of a page, shared by both
 // backends (each gives its placeholders and how a column matches a list).

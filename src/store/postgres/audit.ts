@@ -1,6 +1,6 @@
 import type { AuditEntry, NewAuditEntry } from "../../domain/audit.js";
 import { AUDIT_SELECT, type AuditRow, auditPageClauses, toAuditEntry } from "../audit-rows.js";
-import type { AuditQuery } from "../audit-store.js";
+import type { AuditQuery } from "../store.js";
 import { rows, run, type Sql } from "./db.js";
 
 /** The audit log (AuditStore) in PostgreSQL's SQL. */

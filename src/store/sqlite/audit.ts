@@ -1,6 +1,6 @@
 import type { AuditEntry, NewAuditEntry } from "../../domain/audit.js";
 import { AUDIT_COLUMNS, AUDIT_SELECT, type AuditRow, auditPageClauses, toAuditEntry } from "../audit-rows.js";
-import type { AuditQuery } from "../audit-store.js";
+import type { AuditQuery } from "../store.js";
 import type { Statements } from "./statements.js";
 
 /** The audit log (AuditStore) in SQLite's SQL. */

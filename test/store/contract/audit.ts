@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import type { NewAuditEntry } from "../../../src/domain/audit.js";
-import type { AuditQuery } from "../../../src/store/audit-store.js";
+import type { AuditQuery } from "../../../src/store/store.js";
 import type { Store } from "../../../src/store/store.js";
 import { ACTOR, newOrg, rejectsWith, runInput, T0, WRITERS } from "./backends.js";
 
