@@ -127,13 +127,10 @@ export function auditDetailsText(details: { [key: string]: Json } | undefined): 
   const fits = (text: string) => new TextEncoder().encode(text).length <= MAX_AUDIT_DETAILS_BYTES;
   const whole = JSON.stringify(details);
   if (fits(whole)) return whole;
-  const shortened: { [key: string]: Json } = {};
-  for (const [key, value] of Object.entries(details)) {
-    if (Array.isArray(value)) shortened[key] = value.slice(0, CUT_ARRAY_ITEMS);
-    else if (typeof value === "string") shortened[key] = cut(value, CUT_STRING_CHARS);
-    else shortened[key] = value;
-  }
-  shortened.truncated = true;
+  const shorten = (value: Json): Json =>
+    Array.isArray(value) ? value.slice(0, CUT_ARRAY_ITEMS) : typeof value === "string" ? cut(value, CUT_STRING_CHARS) : value;
+  // fromEntries defines own properties: a key such as "__proto__" stays a key, never a prototype.
+  const shortened = Object.fromEntries([...Object.entries(details).map(([key, value]) => [key, shorten(value)]), ["truncated", true]]);
   const text = JSON.stringify(shortened);
   return fits(text) ? text : JSON.stringify({ truncated: true });
 }

@@ -82,13 +82,20 @@ export const SSO_REFUSALS = {
 
 export type SsoRefusalCode = keyof typeof SSO_REFUSALS;
 
+const REFUSALS = new Map<string, { status: number; message: string }>(Object.entries(SSO_REFUSALS));
+
+/** The status and message of a refusal (looked up in a Map: codes come back from query strings). */
+export function refusalOf(code: SsoRefusalCode): { status: number; message: string } {
+  return REFUSALS.get(code)!;
+}
+
 /** A refusal of a sign-in: its code and the message shown for it. */
 export class SsoRefusal extends Error {
   constructor(
     readonly code: SsoRefusalCode,
     detail?: string,
   ) {
-    super(detail ? `${SSO_REFUSALS[code].message} (${detail})` : SSO_REFUSALS[code].message);
+    super(detail ? `${refusalOf(code).message} (${detail})` : refusalOf(code).message);
     this.name = "SsoRefusal";
   }
 }

@@ -169,14 +169,15 @@ describe("a statement past the statement timeout on PostgreSQL", {
 });
 
 /**
- * A 2 MiB tmpfs for the data directory; undefined once mounted, else why it cannot be. Only root
+ * A 4 MiB tmpfs for the data directory (a new store with its migrations is about 0.45 MB, its WAL
+ * more while they run); undefined once mounted, else why it cannot be. Only root
  * can mount one. CI runs as root, so a machine that cannot fails the test with the reason rather
  * than passing it silently; STEPWISE_TEST_NO_MOUNT=1 skips it knowingly (the reason shows as the skip's).
  */
 function mountSmallDisk(dir: string): string | undefined {
   if (process.getuid?.() !== 0) return "mounting a tmpfs needs root";
   try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", dir], { stdio: "pipe" });
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", dir], { stdio: "pipe" });
     return undefined;
   } catch (error) {
     return `cannot mount a tmpfs: ${(error as Error).message}`;

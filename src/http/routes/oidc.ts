@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { SSO_REFUSALS, SsoRefusal, type SsoRefusalCode } from "../../domain/oidc.js";
+import { refusalOf, SsoRefusal, type SsoRefusalCode } from "../../domain/oidc.js";
 import { storeUnavailability } from "../../store/unavailable.js";
 import type { RouteDeps } from "../deps.js";
 import { AuthConfigResponse, OidcCallbackQuery, OidcStartQuery, SsoErrorResponse } from "../schemas/oidc.js";
@@ -108,7 +108,7 @@ function refuse(request: FastifyRequest, reply: FastifyReply, error: unknown) {
   request.log.warn({ code: error.code, reason: error.message }, "single sign-on refused");
   if (browser) return reply.redirect(`/signin?error=${error.code}`, 302);
   const code: SsoRefusalCode = error.code;
-  return reply.status(SSO_REFUSALS[code].status).send({ error: error.message, code });
+  return reply.status(refusalOf(code).status).send({ error: error.message, code });
 }
 
 /** Equal texts, compared in constant time (by their hashes, so lengths leak nothing either). */

@@ -10,7 +10,7 @@ export const OidcStartQuery = Type.Object({
   ),
 });
 
-/** What the provider sends back (RFC 6749 §4.1.2, RFC 9207's iss); the route reads the query string as sent. */
+/** What the provider sends back (OAuth 2.0's authorization response, with RFC 9207's iss); the route reads the query string as sent. */
 export const OidcCallbackQuery = Type.Object({
   code: Type.Optional(Type.String({ maxLength: 4096 })),
   state: Type.Optional(Type.String({ maxLength: 512 })),
