@@ -1,17 +1,11 @@
-import { ACCOUNT_SQL, type AccountQuery } from "../account-sql.js";
+import { ACCOUNT_SQL } from "../account-sql.js";
+import { namedSql, numberedPlaceholders } from "../named-sql.js";
 import type { Async } from "../workflow.js";
 import type { AccountOperations } from "../workflows/accounts.js";
 import { rows, run, type Sql } from "./db.js";
 
 /** The account store's SQL (account-sql.ts) as PostgreSQL runs it: placeholders numbered. */
-const texts = new Map(
-  Object.entries(ACCOUNT_SQL).map(([name, text]) => {
-    let n = 0;
-    return [name, text.replace(/\?/g, () => `$${++n}`)];
-  }),
-);
-
-const textOf = (query: AccountQuery) => texts.get(query)!;
+const textOf = namedSql(ACCOUNT_SQL, numberedPlaceholders);
 
 export function postgresAccountOperations(sql: Sql): Omit<Async<AccountOperations>, "insertOrganization"> {
   return {

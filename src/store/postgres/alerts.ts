@@ -1,4 +1,5 @@
-import { ALERT_SQL, type AlertQuery, CLAIM_LOCKING } from "../alert-sql.js";
+import { ALERT_SQL, CLAIM_LOCKING } from "../alert-sql.js";
+import { namedSql, numberedPlaceholders } from "../named-sql.js";
 import type { Async } from "../workflow.js";
 import type { AlertOperations } from "../workflows/alerts.js";
 import { rows, run, type Sql } from "./db.js";
@@ -7,14 +8,7 @@ import { rows, run, type Sql } from "./db.js";
  * The alert store's SQL (alert-sql.ts) as PostgreSQL runs it: placeholders numbered, and a claim
  * takes its rows FOR UPDATE SKIP LOCKED, so processes claiming at once take different deliveries.
  */
-const texts = new Map(
-  Object.entries(ALERT_SQL).map(([name, text]) => {
-    let n = 0;
-    return [name, text.replace(CLAIM_LOCKING, "FOR UPDATE SKIP LOCKED").replace(/\?/g, () => `$${++n}`)];
-  }),
-);
-
-const textOf = (query: AlertQuery) => texts.get(query)!;
+const textOf = namedSql(ALERT_SQL, (text) => numberedPlaceholders(text.replace(CLAIM_LOCKING, "FOR UPDATE SKIP LOCKED")));
 
 export function postgresAlertOperations(sql: Sql): Async<AlertOperations> {
   return {

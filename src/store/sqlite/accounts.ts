@@ -1,9 +1,9 @@
-import { ACCOUNT_SQL, type AccountQuery } from "../account-sql.js";
+import { ACCOUNT_SQL } from "../account-sql.js";
+import { namedSql } from "../named-sql.js";
 import type { AccountOperations } from "../workflows/accounts.js";
 import type { Statements } from "./statements.js";
 
-const texts = new Map<string, string>(Object.entries(ACCOUNT_SQL));
-const textOf = (query: AccountQuery) => texts.get(query)!;
+const textOf = namedSql(ACCOUNT_SQL);
 
 /** The account store's SQL (account-sql.ts) as SQLite runs it. */
 export function sqliteAccountOperations(s: Statements): Omit<AccountOperations, "insertOrganization"> {

@@ -1,11 +1,10 @@
-import { ALERT_SQL, type AlertQuery, CLAIM_LOCKING } from "../alert-sql.js";
+import { ALERT_SQL, CLAIM_LOCKING } from "../alert-sql.js";
+import { namedSql } from "../named-sql.js";
 import type { AlertOperations } from "../workflows/alerts.js";
 import type { Statements } from "./statements.js";
 
 /** The alert store's SQL (alert-sql.ts) as SQLite runs it: one writer at a time, so a claim needs no row locks. */
-const texts = new Map(Object.entries(ALERT_SQL).map(([name, text]) => [name, text.replace(CLAIM_LOCKING, "")]));
-
-const textOf = (query: AlertQuery) => texts.get(query)!;
+const textOf = namedSql(ALERT_SQL, (text) => text.replace(CLAIM_LOCKING, ""));
 
 export function sqliteAlertOperations(s: Statements): AlertOperations {
   return {
