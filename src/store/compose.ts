@@ -29,39 +29,42 @@ import type { MetricWriteOperations } from "./workflows/metric-writes.js";
 type StoreMethod = Exclude<keyof Store, keyof StoreConnection | "audited">;
 
 /**
- * How each Store method runs on every backend: `statement` on the connection as it is (reads, and
- * writes that are one statement, which the engine applies whole), `transaction` as one write
- * transaction (read-then-write steps, several statements). A method missing here does not compile.
+ * How each Store method runs on every backend: `statement` on the connection as it is (reads only),
+ * `write` on the connection as it is too (a write of one statement, which the engine applies
+ * whole), `transaction` as one write transaction (read-then-write steps, several statements). A
+ * backend whose writes take turns (SQLite's, store/write-turns.ts) makes `write` and `transaction`
+ * wait for theirs; on SQLite a `statement` method that writes fails (Statements.readOnly). A method
+ * missing here does not compile.
  */
 const TRANSACTIONS = {
-  createOrganization: "statement",
+  createOrganization: "write",
   listOrganizations: "statement",
   getOrganizationBySlug: "statement",
-  createUser: "statement",
+  createUser: "write",
   getUser: "statement",
   getUserByEmail: "statement",
   getPasswordHash: "statement",
-  setPasswordHash: "statement",
+  setPasswordHash: "write",
   listUsers: "statement",
   setMembership: "transaction",
   getMembership: "statement",
   removeMembership: "transaction",
   listMembers: "statement",
   listMemberships: "statement",
-  createSession: "statement",
+  createSession: "write",
   getSessionByHash: "statement",
   getSession: "statement",
-  touchSession: "statement",
-  setSessionOrganization: "statement",
-  endSession: "statement",
+  touchSession: "write",
+  setSessionOrganization: "write",
+  endSession: "write",
   createInvitation: "transaction",
   getInvitation: "statement",
   acceptInvitation: "transaction",
   recordSignInFailure: "transaction",
   listSignInFailures: "statement",
-  clearSignInFailures: "statement",
+  clearSignInFailures: "write",
   anyPasswordSet: "statement",
-  createApiKey: "statement",
+  createApiKey: "write",
   getApiKeyByHash: "statement",
   getApiKey: "statement",
   listApiKeys: "statement",
@@ -106,15 +109,15 @@ const TRANSACTIONS = {
   listRunsByDisplayId: "statement",
   updateRunStatus: "transaction",
   listStatusEvents: "statement",
-  updateRunTags: "statement",
-  updateRunNotes: "statement",
+  updateRunTags: "write",
+  updateRunNotes: "write",
   mergeRunConfig: "transaction",
   addLogNames: "transaction",
   listLogNames: "statement",
-  setModelGraph: "statement",
+  setModelGraph: "write",
   getModelGraph: "statement",
-  recordHeartbeat: "statement",
-  createAlert: "statement",
+  recordHeartbeat: "write",
+  createAlert: "write",
   listAlerts: "statement",
   failStaleRuns: "transaction",
   appendMetricPoints: "transaction",
@@ -132,28 +135,28 @@ const TRANSACTIONS = {
   listDataRows: "statement",
   registerFiles: "transaction",
   getFile: "statement",
-  markFileUploaded: "statement",
+  markFileUploaded: "write",
   listFiles: "statement",
-  deleteFile: "statement",
+  deleteFile: "write",
   getOrCreateSigningSecret: "transaction",
-  tryAcquireLease: "statement",
-  releaseLease: "statement",
+  tryAcquireLease: "write",
+  releaseLease: "write",
   createOidcLogin: "transaction",
-  takeOidcLogin: "statement",
+  takeOidcLogin: "write",
   createSavedView: "transaction",
   getSavedView: "statement",
   listSavedViews: "statement",
   updateSavedView: "transaction",
-  deleteSavedView: "statement",
-  createAlertDestination: "statement",
+  deleteSavedView: "write",
+  createAlertDestination: "write",
   listAlertDestinations: "statement",
   getAlertDestination: "statement",
-  deleteAlertDestination: "statement",
+  deleteAlertDestination: "write",
   createAlertRule: "transaction",
   getAlertRule: "statement",
   listAlertRules: "statement",
   updateAlertRule: "transaction",
-  deleteAlertRule: "statement",
+  deleteAlertRule: "write",
   getAlertRunContext: "statement",
   getAlertStates: "statement",
   recordAlertTransitions: "transaction",
@@ -161,10 +164,10 @@ const TRANSACTIONS = {
   listStalledCandidates: "statement",
   listAlertEvents: "statement",
   listAlertDeliveries: "statement",
-  retryAlertDelivery: "statement",
+  retryAlertDelivery: "write",
   hasDueAlertDeliveries: "statement",
   claimAlertDeliveries: "transaction",
-  finishAlertDelivery: "statement",
+  finishAlertDelivery: "write",
   deleteRuns: "transaction",
   restoreRuns: "transaction",
   listDeletedRuns: "statement",
@@ -172,7 +175,7 @@ const TRANSACTIONS = {
   listPurgeableRuns: "statement",
   purgeRun: "transaction",
   listBlobPurges: "statement",
-  deleteBlobPurge: "statement",
+  deleteBlobPurge: "write",
   listPurgeableProjects: "statement",
   purgeProject: "transaction",
   getRetentionPolicy: "statement",
@@ -184,7 +187,7 @@ const TRANSACTIONS = {
   exportRows: "statement",
   importRows: "transaction",
   countRows: "statement",
-} as const satisfies Record<StoreMethod, "statement" | "transaction">;
+} as const satisfies Record<StoreMethod, "statement" | "write" | "transaction">;
 
 /** The operations every workflow of src/store/workflows/ may ask of a backend. */
 export type Operations = AccountOperations &
@@ -303,6 +306,8 @@ export interface Backend<C> {
   functions: BackendFunctions<C>;
   /** Runs work on the connection as it is (SQLite's connection, PostgreSQL's pool). */
   statement<T>(work: (ctx: C) => T | Promise<T>): Promise<T>;
+  /** Runs work of one statement that writes on the connection as it is; `statement` when the backend does not tell writes apart. */
+  write?<T>(work: (ctx: C) => T | Promise<T>): Promise<T>;
   /** Runs work as one write transaction; its context is the transaction's. */
   transaction<T>(work: (ctx: C) => T | Promise<T>): Promise<T>;
   /** Runs a workflow to its end against this backend's operations on a transaction's context. */
@@ -318,7 +323,9 @@ export function composeStore<C>(backend: Backend<C>): Store {
   const functions = new Map(Object.entries(backend.functions) as [string, (ctx: C, ...args: unknown[]) => unknown][]);
   const methods = new Map<string, unknown>();
   for (const [name, kind] of Object.entries(TRANSACTIONS)) {
-    const run = kind === "transaction" ? backend.transaction.bind(backend) : backend.statement.bind(backend);
+    const run = (
+      kind === "transaction" ? backend.transaction : kind === "write" ? (backend.write ?? backend.statement) : backend.statement
+    ).bind(backend);
     const workflow = workflows.get(name);
     const fn = functions.get(name);
     methods.set(

@@ -140,10 +140,12 @@ export function viewChunk(blob: Buffer, count: number): ChunkView {
   };
 }
 
-export function columnsOf(steps: number[], values: number[], times: number[], writtenAt: number): PointColumns {
+export function columnsOf(steps: ArrayLike<number>, values: ArrayLike<number>, times: ArrayLike<number>, writtenAt: number): PointColumns {
   const written = new Float64Array(steps.length);
   written.fill(writtenAt);
-  return { steps: Float64Array.from(steps), values: Float64Array.from(values), times: Float64Array.from(times), writtenAt: written };
+  // Columns already float64 (the SQLite writer thread's) are used as they are: nothing writes into them.
+  const column = (of: ArrayLike<number>) => (of instanceof Float64Array ? of : Float64Array.from(of));
+  return { steps: column(steps), values: column(values), times: column(times), writtenAt: written };
 }
 
 export function concatColumns(parts: PointColumns[]): PointColumns {

@@ -131,6 +131,22 @@ export function widenedRange([lo, hi]: [number, number], chunks: ChunkMeta[]): [
   return [Math.min(lo, first.start_step), Math.max(hi, last.end_step)];
 }
 
+/**
+ * Series split so that no name occurs twice in one round (decoded batches name each metric once:
+ * one round), keeping their order: a later series of a name is written after the earlier one, as
+ * if sent in a later batch.
+ */
+export function distinctRounds<S extends { logName: string }>(ordered: S[]): S[][] {
+  const rounds: S[][] = [];
+  const seen = new Map<string, number>();
+  for (const one of ordered) {
+    const round = seen.get(one.logName) ?? 0;
+    seen.set(one.logName, round + 1);
+    (rounds[round] ??= []).push(one);
+  }
+  return rounds;
+}
+
 // Reads.
 
 /**

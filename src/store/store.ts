@@ -780,6 +780,18 @@ export interface FileQuery {
 }
 
 /** Points of one metric in ascending step order, one per step (the last one sent for a step wins). */
+/**
+ * A series as the metric write path reads it: MetricSeries, or its points as float64 columns (the
+ * SQLite store hands its writer thread those, moved without a copy: metric-writer-thread.ts).
+ */
+export interface SeriesColumns {
+  logName: string;
+  steps: ArrayLike<number>;
+  values: ArrayLike<number>;
+  times: ArrayLike<number>;
+  rule?: PointRule;
+}
+
 export interface MetricSeries {
   logName: string;
   steps: number[];

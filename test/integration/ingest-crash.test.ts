@@ -1,20 +1,20 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { afterEach, beforeEach, describe, it } from "node:test";
+import { WRITER_THREAD_MIN_POINTS } from "../../src/store/sqlite/index.js";
 import { ApiClient } from "../helpers/client.js";
 import { expectedSummary, ingest, toNdjson } from "../helpers/ingest.js";
-import { makeTestStoreLocation, spawnServer, type TestStoreLocation } from "../helpers/start-server.js";
+import { makeTestStoreLocation, spawnServer, type ServerProcess, type TestStoreLocation } from "../helpers/start-server.js";
 
 const CLIENTS = 4;
 const METRICS = 50;
-const STEPS_PER_BATCH = 20;
 const KILL_AFTER_ACKS = 40;
 
 const pointValue = (client: number, metric: number, step: number) => client * 1000 + metric + step / 1000;
 
-function batchBody(client: number, batch: number): string {
+function batchBody(client: number, batch: number, stepsPerBatch: number): string {
   const lines = [];
-  for (let k = 0; k < STEPS_PER_BATCH; k++) {
-    const step = batch * STEPS_PER_BATCH + k;
+  for (let k = 0; k < stepsPerBatch; k++) {
+    const step = batch * stepsPerBatch + k;
     const data: Record<string, number> = {};
     for (let m = 0; m < METRICS; m++) data[`c${client}/m${m}`] = pointValue(client, m, step);
     lines.push({ step, data });
@@ -24,13 +24,31 @@ function batchBody(client: number, batch: number): string {
 
 describe("ingest durability", () => {
   let location: TestStoreLocation;
-  before(async () => {
+  beforeEach(async () => {
     location = await makeTestStoreLocation();
   });
-  after(async () => location.remove());
-
-  it("loses no acknowledged point and applies no batch by half when the server is killed mid-stream", async () => {
+  // A case that fails midway must not leave its server running (the test process would wait for it).
+  const spawned: ServerProcess[] = [];
+  afterEach(async () => {
+    for (const server of spawned.splice(0)) server.child.kill("SIGKILL");
+    await location.remove();
+  });
+  const serve = async (): Promise<ServerProcess> => {
     const server = await spawnServer(location.dataDir, location.args);
+    spawned.push(server);
+    return server;
+  };
+
+  // Batches of 1,000 points, which SQLite commits on its main thread; batches of 5,000 points, every
+  // group of which its metric writer thread commits (WRITER_THREAD_MIN_POINTS): killed while it writes.
+  for (const stepsPerBatch of [20, 100])
+    it(`loses no acknowledged point and applies no batch by half when the server is killed mid-stream (${METRICS * stepsPerBatch}-point batches)`, async () => {
+      await killMidStream(stepsPerBatch);
+    });
+
+  async function killMidStream(STEPS_PER_BATCH: number) {
+    if (STEPS_PER_BATCH === 100) assert.ok(METRICS * STEPS_PER_BATCH >= WRITER_THREAD_MIN_POINTS, "batches reach the writer thread");
+    const server = await serve();
     const key = /sw_[A-Za-z0-9_-]+/.exec(server.stdout())![0];
     const client = new ApiClient(server.url, key);
     const run = await client.createRun({ projectName: "crash" });
@@ -43,7 +61,7 @@ describe("ingest durability", () => {
         for (let batch = 0; !killed; batch++) {
           attempted.push([c, batch]);
           try {
-            const response = await ingest(client, "metrics", run, batchBody(c, batch));
+            const response = await ingest(client, "metrics", run, batchBody(c, batch, STEPS_PER_BATCH));
             if (response.status !== 200) throw new Error(`unexpected ${response.status}`);
             acknowledged.push([c, batch]);
             if (acknowledged.length === KILL_AFTER_ACKS && !killed) {
@@ -61,7 +79,7 @@ describe("ingest durability", () => {
     assert.ok(acknowledged.length >= KILL_AFTER_ACKS);
 
     // Restarting proves the database opens cleanly after the crash; then read what it holds.
-    const restarted = await spawnServer(location.dataDir, location.args);
+    const restarted = await serve();
     assert.equal((await fetch(`${restarted.url}/api/health/ready`)).status, 200);
     restarted.child.kill("SIGTERM");
     await restarted.exited;
@@ -97,5 +115,5 @@ describe("ingest durability", () => {
     } finally {
       await store.close();
     }
-  });
+  }
 });

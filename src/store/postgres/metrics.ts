@@ -4,6 +4,7 @@ import type { MetricSummaryState } from "../../domain/summaries.js";
 import { columnsOf, concatColumns, decodeChunk, SMALL_CHUNK_POINTS, type PointColumns } from "../metric-chunks.js";
 import type { PointRule } from "../../domain/metric-points.js";
 import {
+  distinctRounds,
   appendsAfterLastPoint,
   lastTimeAfter,
   mergeIntoStored,
@@ -13,7 +14,7 @@ import {
   type ChunkMeta,
 } from "../metric-series.js";
 import { METRIC_COLUMNS, toSummaryState, type MetricRow } from "../rows.js";
-import type { MetricSeries } from "../store.js";
+import type { SeriesColumns } from "../store.js";
 import type { Async } from "../workflow.js";
 import type { MetricWriteOperations } from "../workflows/metric-writes.js";
 import { row, rows, run, type Sql } from "./db.js";
@@ -63,24 +64,8 @@ export function postgresMetricWrites(sql: Sql): Async<MetricWriteOperations> {
   };
 }
 
-/**
- * Series split so that no name occurs twice in one round (decoded batches name each metric once:
- * one round), keeping their order: a later series of a name is written after the earlier one, as
- * if sent in a later batch.
- */
-function distinctRounds(ordered: MetricSeries[]): MetricSeries[][] {
-  const rounds: MetricSeries[][] = [];
-  const seen = new Map<string, number>();
-  for (const one of ordered) {
-    const round = seen.get(one.logName) ?? 0;
-    seen.set(one.logName, round + 1);
-    (rounds[round] ??= []).push(one);
-  }
-  return rounds;
-}
-
 /** Appends series of distinct names, ascending. */
-async function appendRound(sql: Sql, runId: number, round: MetricSeries[], now: number): Promise<void> {
+async function appendRound(sql: Sql, runId: number, round: SeriesColumns[], now: number): Promise<void> {
   const locked = await lockMetrics(
     sql,
     runId,

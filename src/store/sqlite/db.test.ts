@@ -21,4 +21,16 @@ describe("Statements", () => {
     assert.equal(statements.cachedTexts().length, 3);
     assert.deepEqual(statements.get("SELECT 1 AS n").get(), { n: 1 }, "an evicted text is prepared again");
   });
+
+  it("refuses a write through its read-only view, which shares its statements", () => {
+    const db = new Database(":memory:");
+    db.exec("CREATE TABLE t (n INTEGER)");
+    const statements = new Statements(db);
+    const reads = statements.readOnly();
+    assert.equal(reads.get("SELECT count(*) AS n FROM t"), statements.get("SELECT count(*) AS n FROM t"));
+    assert.throws(() => reads.get("INSERT INTO t (n) VALUES (1)"), /read-only store method prepared a write/);
+    assert.throws(() => reads.get("UPDATE t SET n = 2"), /read-only store method prepared a write/);
+    statements.get("INSERT INTO t (n) VALUES (1)").run();
+    assert.deepEqual(reads.get("SELECT count(*) AS n FROM t").get(), { n: 1 });
+  });
 });

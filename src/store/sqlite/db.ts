@@ -18,15 +18,8 @@ const MIGRATIONS_DIR = fileURLToPath(new URL("./migrations/", import.meta.url));
  * docs/decisions.md).
  */
 export function openDatabase(file: string, busyTimeoutMs = OPENING_BUSY_TIMEOUT_MS): Db {
-  const db = new Database(file);
   // Opening and migrating wait as long as the CLI does: nothing else runs yet.
-  db.pragma(`busy_timeout = ${OPENING_BUSY_TIMEOUT_MS}`);
-  // Takes effect on a new database only (before its first table): the purge then gives the pages of
-  // deleted rows back to the file system (reclaimSqliteSpace). An older one switches with one VACUUM (`stepwise gc --vacuum`).
-  db.pragma("auto_vacuum = INCREMENTAL");
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = FULL");
-  db.pragma("foreign_keys = ON");
+  const db = connectDatabase(file, OPENING_BUSY_TIMEOUT_MS);
   try {
     migrate(db);
   } catch (error) {
@@ -34,6 +27,19 @@ export function openDatabase(file: string, busyTimeoutMs = OPENING_BUSY_TIMEOUT_
     throw error;
   }
   db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
+  return db;
+}
+
+/** A connection with the pragmas every connection needs, to a database migrated already (the metric writer thread's). */
+export function connectDatabase(file: string, busyTimeoutMs: number): Db {
+  const db = new Database(file);
+  db.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
+  // Takes effect on a new database only (before its first table): the purge then gives the pages of
+  // deleted rows back to the file system (reclaimSqliteSpace). An older one switches with one VACUUM (`stepwise gc --vacuum`).
+  db.pragma("auto_vacuum = INCREMENTAL");
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = FULL");
+  db.pragma("foreign_keys = ON");
   return db;
 }
 

@@ -5,6 +5,7 @@ import { columnsOf, concatColumns, type PointColumns } from "../metric-chunks.js
 import type { PointRule } from "../../domain/metric-points.js";
 import {
   appendsAfterLastPoint,
+  distinctRounds,
   lastTimeAfter,
   mergeIntoStored,
   planAppend,
@@ -43,16 +44,22 @@ export function sqliteMetricWrites(s: Statements): MetricWriteOperations {
       ).run(JSON.stringify(logNames), runId);
     },
     writeMetricPoints: (runId, series, now) => {
-      const metric = s.get(`SELECT ${METRIC_COLUMNS} FROM metrics WHERE run_id = ? AND log_name = ?`);
-      for (const one of series) {
-        // Read for each series: a name sent twice in one batch is applied over its first series.
-        const stored = metric.get(runId, one.logName) as MetricRow;
-        const incoming = columnsOf(one.steps, one.values, one.times, now);
-        const rule = ruleOf(one);
-        const { summary, written } = appendsAfterLastPoint({ lastStep: stored.last_step, lastTime: stored.last_time }, incoming, rule)
-          ? appendAfterLastPoint(s, stored, incoming)
-          : mergeIntoStoredPoints(s, stored, incoming, rule);
-        writeSummary(s, stored.id, summary, lastTimeAfter(stored.last_time, stored.last_step, written));
+      // Read once per round: a name sent twice in one batch is applied over its first series.
+      for (const round of distinctRounds(series)) {
+        const metrics = metricsWithLastChunk(
+          s,
+          runId,
+          round.map((one) => one.logName),
+        );
+        for (const one of round) {
+          const { metric: stored, lastChunk } = metrics.get(one.logName)!;
+          const incoming = columnsOf(one.steps, one.values, one.times, now);
+          const rule = ruleOf(one);
+          const { summary, written } = appendsAfterLastPoint({ lastStep: stored.last_step, lastTime: stored.last_time }, incoming, rule)
+            ? appendAfterLastPoint(s, stored, lastChunk, incoming)
+            : mergeIntoStoredPoints(s, stored, incoming, rule);
+          writeSummary(s, stored.id, summary, lastTimeAfter(stored.last_time, stored.last_step, written));
+        }
       }
     },
   };
@@ -64,11 +71,35 @@ interface Written {
   written: PointColumns;
 }
 
+type LastChunk = Pick<ChunkMeta, "id" | "point_count">;
+
+const METRIC_AND_LAST_CHUNK = `SELECT ${METRIC_COLUMNS.split(", ")
+  .map((column) => `m.${column}`)
+  .join(", ")}, c.id AS last_chunk_id, c.point_count AS last_chunk_points
+  FROM metrics m
+  LEFT JOIN metric_chunks c ON c.id = (SELECT id FROM metric_chunks WHERE metric_id = m.id ORDER BY end_step DESC, id DESC LIMIT 1)
+  WHERE m.run_id = ? AND m.log_name IN (SELECT value FROM json_each(?))`;
+
+/** The run's metrics of these names with their last chunks, in one statement (a batch names a hundred metrics). */
+function metricsWithLastChunk(
+  s: Statements,
+  runId: number,
+  logNames: string[],
+): Map<string, { metric: MetricRow; lastChunk: LastChunk | undefined }> {
+  const rows = s.get(METRIC_AND_LAST_CHUNK).all(runId, JSON.stringify(logNames)) as (MetricRow & {
+    last_chunk_id: number | null;
+    last_chunk_points: number | null;
+  })[];
+  return new Map(
+    rows.map(({ last_chunk_id, last_chunk_points, ...metric }) => [
+      metric.log_name,
+      { metric, lastChunk: last_chunk_id === null ? undefined : { id: last_chunk_id, point_count: last_chunk_points! } },
+    ]),
+  );
+}
+
 /** The common case: every incoming point comes after the stored ones, so nothing is replaced. */
-function appendAfterLastPoint(s: Statements, metric: MetricRow, incoming: PointColumns): Written {
-  const last = s
-    .get("SELECT id, point_count FROM metric_chunks WHERE metric_id = ? ORDER BY end_step DESC, id DESC LIMIT 1")
-    .get(metric.id) as { id: number; point_count: number } | undefined;
+function appendAfterLastPoint(s: Statements, metric: MetricRow, last: LastChunk | undefined, incoming: PointColumns): Written {
   const plan = planAppend(toSummaryState(metric), last, (chunk) => loadChunk(s, chunk), incoming);
   if (plan.replaces !== undefined) rewriteChunk(s, plan.replaces, plan.columns);
   else insertChunks(s, metric.id, plan.columns);

@@ -16,11 +16,21 @@ export const STATEMENT_CACHE_CAP = 500;
  * Least recently used first out once the cache holds `cap` statements.
  */
 export class Statements {
-  private readonly cache = new Map<string, Database.Statement>();
   constructor(
     readonly db: Db,
     private readonly cap = STATEMENT_CACHE_CAP,
+    private readonly cache = new Map<string, Database.Statement>(),
   ) {}
+
+  /**
+   * The same statements (one cache) for work that must only read: the store's "read" methods
+   * (compose.ts), which run without a write turn. A statement that would write throws here, so a
+   * write classified as a read fails every test that reaches it instead of, in production, waiting
+   * for the metric writer thread's lock on the event loop.
+   */
+  readOnly(): Statements {
+    return new ReadOnlyStatements(this.db, this.cap, this.cache);
+  }
 
   get(sql: string): Database.Statement {
     let statement = this.cache.get(sql);
@@ -38,6 +48,21 @@ export class Statements {
   /** The SQL texts prepared now, least recently used first. */
   cachedTexts(): string[] {
     return [...this.cache.keys()];
+  }
+}
+
+class ReadOnlyStatements extends Statements {
+  override get(sql: string): Database.Statement {
+    const statement = super.get(sql);
+    if (!statement.readonly)
+      throw new Error(
+        `a read-only store method prepared a write (TRANSACTIONS in compose.ts says "statement" for its method: "write" or "transaction"?): ${sql}`,
+      );
+    return statement;
+  }
+
+  override readOnly(): Statements {
+    return this;
   }
 }
 

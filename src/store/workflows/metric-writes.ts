@@ -1,5 +1,5 @@
 import { checkMetricCount, logNameEntries } from "../../domain/log-names.js";
-import type { MetricSeries } from "../store.js";
+import type { SeriesColumns } from "../store.js";
 import { performer, type Workflow } from "../workflow.js";
 import type { RunWriteOperations } from "./run-writes.js";
 
@@ -20,7 +20,7 @@ export interface MetricWriteOperations {
    * sent again replacing its value, and updates each metric's summary with them. Series of one name
    * are applied in the order given, as if sent in successive batches.
    */
-  writeMetricPoints(runId: number, series: MetricSeries[], now: number): void;
+  writeMetricPoints(runId: number, series: SeriesColumns[], now: number): void;
 }
 
 type Operations = MetricWriteOperations & Pick<RunWriteOperations, "runProjectId" | "insertLogNames" | "touchActivity">;
@@ -37,7 +37,7 @@ const perform = performer<Operations>();
 export function* appendMetricPoints(
   orgId: string,
   runId: number,
-  series: MetricSeries[],
+  series: SeriesColumns[],
   now: number,
 ): Workflow<number | undefined, Operations> {
   if ((yield* perform("runProjectId", orgId, runId)) === undefined) return undefined;

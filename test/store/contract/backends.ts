@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
 import { PostgresStore } from "../../../src/store/postgres/index.js";
-import { SqliteStore } from "../../../src/store/sqlite/index.js";
+import { SqliteStore, type SqliteStoreOptions } from "../../../src/store/sqlite/index.js";
 import type { AccountStore, Actor, CreateRunInput, RunStore, Store } from "../../../src/store/store.js";
 import { createTestDatabase } from "../../helpers/postgres.js";
 import { makeTempDir } from "../../helpers/start-server.js";
@@ -16,24 +16,14 @@ export interface Backend extends StoreOpener<Store> {
 }
 
 /**
- * Every backend the contract runs against: SQLite in a temporary directory, PostgreSQL in a fresh
+ * Every backend the contract runs against: SQLite in a temporary directory (twice: as configured,
+ * and with every metric write through its writer thread), PostgreSQL in a fresh
  * database of the server at TEST_POSTGRES_URL (test/helpers/postgres.ts). The suites do not change.
  */
 export const BACKENDS: Backend[] = [
-  {
-    name: "sqlite",
-    async open() {
-      const dir = makeTempDir("stepwise-contract-");
-      const store = SqliteStore.open(dir);
-      return {
-        store,
-        async destroy() {
-          await store.close();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
+  sqliteBackend("sqlite", {}),
+  // Every group of metric writes through the writer thread (metric-writer-thread.ts), however small.
+  sqliteBackend("sqlite, metric writer thread", { writerThreadMinPoints: 0 }),
   {
     name: "postgres",
     async open() {
@@ -49,6 +39,23 @@ export const BACKENDS: Backend[] = [
     },
   },
 ];
+
+function sqliteBackend(name: string, options: SqliteStoreOptions): Backend {
+  return {
+    name,
+    async open() {
+      const dir = makeTempDir("stepwise-contract-");
+      const store = SqliteStore.open(dir, options);
+      return {
+        store,
+        async destroy() {
+          await store.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  };
+}
 
 /** Ordinary times for the suites: far above the tiny times the stale-run test uses. */
 export const T0 = Date.UTC(2030, 0, 1);
