@@ -57,6 +57,12 @@ export async function ownerServiceAccount(store: Store, orgId: string, now: numb
   return owner?.user ?? createOwnerAccount(store, orgId, now);
 }
 
+/** One key of the organization with its owner and the owner's role now. */
+export async function keyView(store: Store, orgId: string, record: ApiKeyRecord): Promise<KeyView> {
+  const [user, membership] = await Promise.all([store.getUser(record.userId), store.getMembership(orgId, record.userId)]);
+  return { record, user: user ?? null, memberRole: membership?.role ?? null };
+}
+
 /** The organization's keys with their owners, oldest first; only `userId`'s when given. */
 export async function listKeys(store: Store, orgId: string, userId?: string): Promise<KeyView[]> {
   const [keys, members] = await Promise.all([store.listApiKeys(orgId), store.listMembers(orgId)]);
@@ -88,6 +94,5 @@ export async function revokeKey(
   const revoked = (await audit.log.write(audit.by, "revokeApiKey", [keyId, now], (made) =>
     made?.revokedAt === now ? [keyFact("key.revoke", made)] : [],
   ))!;
-  const [view] = (await listKeys(store, caller.orgId, key.userId)).filter((v) => v.record.id === keyId);
-  return view ?? { record: revoked, user: (await store.getUser(key.userId)) ?? null, memberRole: null };
+  return keyView(store, caller.orgId, revoked);
 }

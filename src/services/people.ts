@@ -56,16 +56,6 @@ export class PeopleService {
     private readonly limits: SignInLimits = SIGN_IN_LIMITS,
   ) {}
 
-  /** A membership write, with its audit entry in the same transaction. */
-  private async membershipWrite<K extends "setMembership" | "removeMembership">(
-    context: AuditContext,
-    method: K,
-    args: Parameters<Store[K]>,
-    fact: Parameters<AuditLog["write"]>[3] extends (result: never) => infer F ? F : never,
-  ): Promise<Awaited<ReturnType<Store[K]>>> {
-    return this.audit.write(context, method, args, () => fact);
-  }
-
   /**
    * Makes the person of that email (found, or created) a member and returns an invitation link's
    * token. A role left out is member for a new membership and the current one for a member; a
@@ -103,12 +93,9 @@ export class PeopleService {
     const hasPassword = (await this.store.getPasswordHash(user.id)) !== undefined;
     if (!current) {
       const target = { type: "user" as const, id: user.id };
-      await this.membershipWrite(
-        context,
-        "setMembership",
-        [orgId, user.id, role, now],
-        [{ action: "member.add", target, details: { role, via: "invitation" } }],
-      );
+      await this.audit.write(context, "setMembership", [orgId, user.id, role, now], () => [
+        { action: "member.add", target, details: { role, via: "invitation" } },
+      ]);
     }
     if (!linkMaySetPassword({ createdBy: manager?.userId ?? null, hasPassword, otherOrganizations }))
       return { user, role, token: null, expiresAt: null };
@@ -138,11 +125,6 @@ export class PeopleService {
   }
 
   /**
-   * Checks an email and password, within the limits on failures per account and per address
-   * (429 when over either: no password is tried then). A wrong password and an unknown email are
-   * one answer, after the same work. Signs in to the organization named, else the person's first.
-   */
-  /**
    * A wrong password for a person who exists goes into the audit log of each organization it
    * belongs to (an unknown email has no organization: only the sign-in limits count it).
    */
@@ -154,6 +136,11 @@ export class PeopleService {
       );
   }
 
+  /**
+   * Checks an email and password, within the limits on failures per account and per address
+   * (429 when over either: no password is tried then). A wrong password and an unknown email are
+   * one answer, after the same work. Signs in to the organization named, else the person's first.
+   */
   async signIn(
     input: { email: string; password: string; organization?: string },
     sourceIp: string,
@@ -224,7 +211,7 @@ export class PeopleService {
       target: { type: "user" as const, id: userId },
       details: { from: member.role, to: role },
     };
-    const membership = await this.membershipWrite(context, "setMembership", [orgId, userId, role, this.clock.now()], [fact]);
+    const membership = await this.audit.write(context, "setMembership", [orgId, userId, role, this.clock.now()], () => [fact]);
     return { ...membership, user: member.user };
   }
 
@@ -233,7 +220,7 @@ export class PeopleService {
     const member = await this.member(orgId, userId);
     if (manager) assertMayManage(manager.role, member.role, undefined);
     const fact = { action: "member.remove" as const, target: { type: "user" as const, id: userId }, details: { role: member.role } };
-    if (!(await this.membershipWrite(context, "removeMembership", [orgId, userId, this.clock.now()], [fact])))
+    if (!(await this.audit.write(context, "removeMembership", [orgId, userId, this.clock.now()], () => [fact])))
       throw new DomainError("NOT_FOUND", `no member '${userId}' in this organization`);
     return member;
   }

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { parseKeyLifetime } from "../../domain/api-keys.js";
 import { assertRole } from "../../domain/roles.js";
 import { toIso, toIsoOrNull } from "../../domain/time.js";
-import { createMemberKey, type KeyView, listKeys, revokeKey } from "../../services/keys.js";
+import { createMemberKey, type KeyView, keyView, listKeys, revokeKey } from "../../services/keys.js";
 import { auditContext } from "../audit-context.js";
 import type { RouteDeps } from "../deps.js";
 import { presentUser } from "../presenters.js";
@@ -41,8 +41,7 @@ export function keyRoutes({ store, clock, services }: RouteDeps): FastifyPluginA
         // Never above the role the caller acts with now: a read-only key makes read-only keys only.
         const grant = { orgId, userId, name, expiresAt, requested: request.body.role ?? null, ceiling: role };
         const { key, record } = await createMemberKey(store, grant, now, { log: services.audit, by: auditContext(request) });
-        const [view] = (await listKeys(store, orgId, userId)).filter((v) => v.record.id === record.id);
-        return reply.code(201).send({ key, apiKey: presentKey(view!) });
+        return reply.code(201).send({ key, apiKey: presentKey(await keyView(store, orgId, record)) });
       },
     );
 
