@@ -6,6 +6,7 @@ import {
   actionsMatching,
   actorLabel,
   auditEntry,
+  CLI_ACTOR,
 } from "../domain/audit.js";
 import type { Json } from "../domain/merge.js";
 import { encodePageToken, pageTokenCount } from "../domain/page-token.js";
@@ -27,6 +28,9 @@ export interface AuditContext {
 }
 
 export type ActorRef = Omit<AuditActor, "label"> & { label?: string };
+
+/** The context of a change the operator's command line makes in an organization. */
+export const cliAuditContext = (orgId: string): AuditContext => ({ orgId, actor: CLI_ACTOR, sourceIp: null });
 
 /** What one event says beyond its context. */
 export interface AuditFact {

@@ -91,8 +91,10 @@ export async function revokeKey(
   const key = await store.getApiKey(keyId);
   if (!key || key.orgId !== caller.orgId) throw new DomainError("NOT_FOUND", `no API key with id '${keyId}'`);
   if (key.userId !== caller.userId) assertRole(caller.role, "admin");
-  const revoked = (await audit.log.write(audit.by, "revokeApiKey", [keyId, now], (made) =>
-    made?.revokedAt === now ? [keyFact("key.revoke", made)] : [],
-  ))!;
-  return keyView(store, caller.orgId, revoked);
+  return keyView(store, caller.orgId, (await revokeAudited(audit, keyId, now))!);
+}
+
+/** Revokes a key in one transaction with its audit entry; a key revoked before keeps its first time and records nothing now. */
+export function revokeAudited(audit: { log: AuditLog; by: AuditContext }, keyId: string, now: number): Promise<ApiKeyRecord | undefined> {
+  return audit.log.write(audit.by, "revokeApiKey", [keyId, now], (made) => (made?.revokedAt === now ? [keyFact("key.revoke", made)] : []));
 }

@@ -5,8 +5,7 @@ import { importedWhole, versionsToImport } from "../domain/mlflow/import.js";
 import { artifactUri, toStepwiseStatus } from "../domain/mlflow/model.js";
 import { orderDistinct } from "../domain/metric-points.js";
 import type { Actor, MetricSeries, MlflowProject, MlflowRun } from "../store/store.js";
-import { CLI_ACTOR } from "../domain/audit.js";
-import type { AuditContext } from "./audit.js";
+import { cliAuditContext, type AuditContext } from "./audit.js";
 import type { MlflowSource, SourceArtifact, SourceExperiment, SourceModel, SourceRun } from "../import/mlflow/source.js";
 import type { ServiceDeps } from "./deps.js";
 import { defaultExperiment } from "./mlflow.js";
@@ -187,7 +186,7 @@ export class MlflowImport {
 
   /** The import's deletions and restores are the operator's command line in the audit log. */
   private get auditedAs(): AuditContext {
-    return { orgId: this.orgId, actor: CLI_ACTOR, sourceIp: null };
+    return cliAuditContext(this.orgId);
   }
 
   private async importRun(experiment: SourceExperiment, run: SourceRun): Promise<void> {

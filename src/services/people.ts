@@ -19,16 +19,12 @@ import {
 } from "../domain/people.js";
 import type { Role } from "../domain/roles.js";
 import type { Clock } from "../domain/time.js";
-import { CLI_ACTOR } from "../domain/audit.js";
 import type { InvitationDetails } from "../store/people-store.js";
-import type { AuditContext, AuditLog } from "./audit.js";
+import { cliAuditContext, type AuditContext, type AuditLog } from "./audit.js";
 import type { Member, Store, User } from "../store/store.js";
 
 /** Who asks for a change of members: a member with its role, or null for the operator's CLI. */
 export type Manager = { userId: string; role: Role } | null;
-
-/** The audit log's context of a change (who, from where); the CLI's when undefined. */
-const cliContext = (orgId: string): AuditContext => ({ orgId, actor: CLI_ACTOR, sourceIp: null });
 
 /**
  * A new invitation: the link's token is returned once and never stored. Null (with expiresAt) when
@@ -67,7 +63,7 @@ export class PeopleService {
     orgId: string,
     input: { email: string; name?: string; role?: Role },
     manager: Manager,
-    context: AuditContext = cliContext(orgId),
+    context: AuditContext = cliAuditContext(orgId),
   ): Promise<Invited> {
     const email = normalizeEmail(input.email);
     const now = this.clock.now();
@@ -203,7 +199,13 @@ export class PeopleService {
   }
 
   /** Changes a member's role; it acts at the member's next request (keys and sessions read it each time). */
-  async setRole(orgId: string, userId: string, role: Role, manager: Manager, context: AuditContext = cliContext(orgId)): Promise<Member> {
+  async setRole(
+    orgId: string,
+    userId: string,
+    role: Role,
+    manager: Manager,
+    context: AuditContext = cliAuditContext(orgId),
+  ): Promise<Member> {
     const member = await this.member(orgId, userId);
     if (manager) assertMayManage(manager.role, member.role, role);
     const fact = {
@@ -216,7 +218,7 @@ export class PeopleService {
   }
 
   /** Removes a member: its keys in the organization are revoked and its sessions there end, at once. */
-  async remove(orgId: string, userId: string, manager: Manager, context: AuditContext = cliContext(orgId)): Promise<Member> {
+  async remove(orgId: string, userId: string, manager: Manager, context: AuditContext = cliAuditContext(orgId)): Promise<Member> {
     const member = await this.member(orgId, userId);
     if (manager) assertMayManage(manager.role, member.role, undefined);
     const fact = { action: "member.remove" as const, target: { type: "user" as const, id: userId }, details: { role: member.role } };

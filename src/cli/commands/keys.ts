@@ -1,12 +1,11 @@
 import { ConfigError } from "../../config.js";
 import { parseKeyLifetime } from "../../domain/api-keys.js";
-import { CLI_ACTOR } from "../../domain/audit.js";
 import { DomainError } from "../../domain/errors.js";
 import { parseRole, type Role } from "../../domain/roles.js";
 import { systemClock, toIso, toIsoOrNull } from "../../domain/time.js";
-import { keyFact } from "../../services/accounts.js";
-import { AuditLog } from "../../services/audit.js";
-import { createMemberKey, listKeys as keysOf, ownerServiceAccount, serviceAccount } from "../../services/keys.js";
+import { AuditLog, cliAuditContext } from "../../services/audit.js";
+import { normalizeEmail } from "../../domain/people.js";
+import { createMemberKey, listKeys as keysOf, ownerServiceAccount, revokeAudited, serviceAccount } from "../../services/keys.js";
 import type { Store, User } from "../../store/store.js";
 import { DATA_DIR_HELP, expectArguments, openStore, STORE_OPTIONS, UsageError, type Command } from "../command.js";
 
@@ -81,7 +80,7 @@ function ownerOptions(values: Values): { email?: string; service?: string; role:
     throw new UsageError("--service: a name of 1 to 200 characters");
   try {
     return {
-      email: typeof user === "string" ? user.trim().toLowerCase() : undefined,
+      email: typeof user === "string" ? normalizeEmail(user, "--user") : undefined,
       service: typeof service === "string" ? service : undefined,
       role: typeof role === "string" ? parseRole(role, "--role") : null,
     };
@@ -110,7 +109,7 @@ async function createKey(store: Store, values: Values, _args: string[], lifetime
   } else if (service !== undefined) user = await serviceAccount(store, orgId, service, role ?? "member", now);
   else user = await ownerServiceAccount(store, orgId, now);
   const name = typeof values.name === "string" ? values.name : "cli";
-  const audit = { log: new AuditLog({ store, clock: systemClock }), by: { orgId, actor: CLI_ACTOR, sourceIp: null } };
+  const audit = { log: new AuditLog({ store, clock: systemClock }), by: cliAuditContext(orgId) };
   const expiresAt = lifetime === undefined ? null : now + lifetime;
   const { key, record } = await createMemberKey(store, { orgId, userId: user.id, name, expiresAt, requested: role }, now, audit);
   const expiry = record.expiresAt === null ? "never expires" : `expires ${toIso(record.expiresAt)}`;
@@ -155,12 +154,8 @@ async function listKeys(store: Store, values: Values): Promise<number> {
 async function revokeKey(store: Store, _values: Values, [keyId]: string[]): Promise<number> {
   const found = await store.getApiKey(keyId!);
   if (!found) throw new DomainError("NOT_FOUND", `no API key with id '${keyId}'`);
-  const now = systemClock.now();
-  const log = new AuditLog({ store, clock: systemClock });
-  // A key revoked before keeps its first time and records nothing now.
-  const key = await log.write({ orgId: found.orgId, actor: CLI_ACTOR, sourceIp: null }, "revokeApiKey", [found.id, now], (revoked) =>
-    revoked?.revokedAt === now ? [keyFact("key.revoke", revoked)] : [],
-  );
+  const audit = { log: new AuditLog({ store, clock: systemClock }), by: cliAuditContext(found.orgId) };
+  const key = await revokeAudited(audit, found.id, systemClock.now());
   if (!key) throw new DomainError("NOT_FOUND", `no API key with id '${keyId}'`);
   console.log(`Revoked key ${key.id} '${key.name}' (${key.displayPrefix}…) at ${toIso(key.revokedAt!)}`);
   return 0;

@@ -63,6 +63,9 @@ const ACTIONS = new Map<string, (store: Store, values: Values) => Promise<number
   ["remove", removeUser],
 ]);
 
+/** The CLI's people service: its changes are audited as 'cli'. */
+const peopleOf = (store: Store) => new PeopleService(store, systemClock, new AuditLog({ store, clock: systemClock }));
+
 async function organizationOf(store: Store, slug: string) {
   const organization = await store.getOrganizationBySlug(slug);
   if (!organization) throw new DomainError("NOT_FOUND", `organization '${slug}' not found`);
@@ -79,7 +82,7 @@ function linkBase(values: Values): string {
 
 async function createUser(store: Store, values: Values): Promise<number> {
   const organization = await organizationOf(store, values.org as string);
-  const people = new PeopleService(store, systemClock, new AuditLog({ store, clock: systemClock }));
+  const people = peopleOf(store);
   const role = typeof values.role === "string" ? parseRole(values.role, "--role") : undefined;
   const name = typeof values.name === "string" ? values.name : undefined;
   const invited = await people.invite(organization.id, { email: values.email as string, name, role }, null);
@@ -93,7 +96,7 @@ async function createUser(store: Store, values: Values): Promise<number> {
 
 async function listUsers(store: Store, values: Values): Promise<number> {
   const organization = await organizationOf(store, values.org as string);
-  const members = await new PeopleService(store, systemClock, new AuditLog({ store, clock: systemClock })).members(organization.id);
+  const members = await peopleOf(store).members(organization.id);
   if (values.json) {
     const rows = members.map((m) => ({
       userId: m.user.id,
@@ -113,7 +116,7 @@ async function listUsers(store: Store, values: Values): Promise<number> {
 
 async function setRole(store: Store, values: Values): Promise<number> {
   const organization = await organizationOf(store, values.org as string);
-  const people = new PeopleService(store, systemClock, new AuditLog({ store, clock: systemClock }));
+  const people = peopleOf(store);
   const member = await people.memberByEmail(organization.id, values.email as string);
   const changed = await people.setRole(organization.id, member.user.id, parseRole(values.role, "--role"), null);
   console.log(`${changed.user.email} now has the role '${changed.role}' in '${organization.slug}' (was '${member.role}')`);
@@ -122,7 +125,7 @@ async function setRole(store: Store, values: Values): Promise<number> {
 
 async function removeUser(store: Store, values: Values): Promise<number> {
   const organization = await organizationOf(store, values.org as string);
-  const people = new PeopleService(store, systemClock, new AuditLog({ store, clock: systemClock }));
+  const people = peopleOf(store);
   const member = await people.memberByEmail(organization.id, values.email as string);
   await people.remove(organization.id, member.user.id, null);
   console.log(`Removed ${member.user.email} from '${organization.slug}': its keys there are revoked and its sessions ended`);
