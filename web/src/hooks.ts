@@ -167,3 +167,32 @@ export function useMediaQuery(query: string): boolean {
   }, [query]);
   return matches;
 }
+
+/**
+ * A change a view sends (a form's submit, a button's action): busy while it runs, its error shown
+ * where it was asked for in the server's words, and the reads of `reload` (query keys) read again.
+ */
+export function useAction(): {
+  run: (work: () => Promise<unknown>, reload?: readonly (readonly unknown[])[]) => Promise<boolean>;
+  error: string | undefined;
+  busy: boolean;
+  clearError: () => void;
+} {
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const run = async (work: () => Promise<unknown>, reload: readonly (readonly unknown[])[] = []) => {
+    setError(undefined);
+    setBusy(true);
+    try {
+      await work();
+      return true;
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+      return false;
+    } finally {
+      setBusy(false);
+      for (const queryKey of reload) void queryClient.invalidateQueries({ queryKey });
+    }
+  };
+  return { run, error, busy, clearError: () => setError(undefined) };
+}

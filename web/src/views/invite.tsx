@@ -2,8 +2,10 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { PASSWORD_MIN_LENGTH } from "../../../src/domain/shared-with-ui.ts";
-import { api, apiKey, session } from "../api.ts";
+import { api } from "../api.ts";
 import { ErrorNote, Loading } from "../components/common.tsx";
+import { useAction } from "../hooks.ts";
+import { signedInWith } from "./sign-in.tsx";
 import type { Invitation } from "../types.ts";
 
 export function InvitePage({ token, onSignedIn }: { token: string; onSignedIn: () => void }) {
@@ -12,8 +14,7 @@ export function InvitePage({ token, onSignedIn }: { token: string; onSignedIn: (
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
   const [repeated, setRepeated] = useState("");
-  const [error, setError] = useState<string>();
-  const [saving, setSaving] = useState(false);
+  const { run, error, busy: saving } = useAction();
 
   useEffect(() => {
     api.invitation(token).then(
@@ -25,24 +26,12 @@ export function InvitePage({ token, onSignedIn }: { token: string; onSignedIn: (
     );
   }, [token]);
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault();
-    if (password !== repeated) {
-      setError("The two passwords differ.");
-      return;
-    }
-    setSaving(true);
-    setError(undefined);
-    try {
-      const signedIn = await api.acceptInvitation(token, password, name.trim() || undefined);
-      apiKey.clear();
-      session.set(signedIn.csrfToken);
-      onSignedIn();
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setSaving(false);
-    }
+    void run(async () => {
+      if (password !== repeated) throw new Error("The two passwords differ.");
+      signedInWith(await api.acceptInvitation(token, password, name.trim() || undefined), onSignedIn);
+    });
   };
 
   return (

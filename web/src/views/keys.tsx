@@ -4,7 +4,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ErrorNote, Loading, PageTitle, TimeAgo } from "../components/common.tsx";
-import { useServerState } from "../hooks.ts";
+import { useAction, useServerState } from "../hooks.ts";
 import type { ApiKeyItem, CreatedKey, NewKey } from "../types.ts";
 
 const ROLES = ["viewer", "member", "admin", "owner"] as const;
@@ -30,21 +30,8 @@ export function KeysPage() {
   const [role, setRole] = useState<string>("");
   const [lifetime, setLifetime] = useState<string>("never");
   const [created, setCreated] = useState<CreatedKey>();
-  const [failure, setFailure] = useState<string>();
-  const [busy, setBusy] = useState(false);
-
-  const act = async (work: () => Promise<unknown>) => {
-    setFailure(undefined);
-    setBusy(true);
-    try {
-      await work();
-      keys.reload();
-    } catch (error) {
-      setFailure((error as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { run, error: failure, busy } = useAction();
+  const act = (work: () => Promise<unknown>) => run(work, [["keys"]]);
   const create = (event: Event) => {
     event.preventDefault();
     const body: NewKey = { name: name.trim() };

@@ -4,7 +4,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ErrorNote, Loading, PageTitle, TimeAgo } from "../components/common.tsx";
-import { useServerState } from "../hooks.ts";
+import { useAction, useServerState } from "../hooks.ts";
 import type { Invited, Member, Role } from "../types.ts";
 
 const ROLES: Role[] = ["viewer", "member", "admin", "owner"];
@@ -103,20 +103,17 @@ function InviteForm({ onInvited, canGrantOwner }: { onInvited: () => void; canGr
   const [name, setName] = useState("");
   const [role, setRole] = useState<Role>("member");
   const [invited, setInvited] = useState<Invited>();
-  const [error, setError] = useState<string>();
+  const { run, error } = useAction();
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault();
-    setError(undefined);
     setInvited(undefined);
-    try {
+    void run(async () => {
       setInvited(await api.invite({ email: email.trim(), role, ...(name.trim() ? { name: name.trim() } : {}) }));
       setEmail("");
       setName("");
       onInvited();
-    } catch (failure) {
-      setError((failure as Error).message);
-    }
+    });
   };
 
   return (

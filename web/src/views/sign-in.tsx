@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { safeReturnTo, SSO_REFUSALS } from "../../../src/domain/shared-with-ui.ts";
 import { api, ApiError, apiKey, session } from "../api.ts";
 import { ErrorNote } from "../components/common.tsx";
+import { useAction } from "../hooks.ts";
 import { useLocation } from "../router.tsx";
 import type { AuthConfig } from "../types.ts";
 
@@ -79,26 +80,21 @@ export function SignInPage({ rejection, onSignedIn }: { rejection?: { message: s
   );
 }
 
+/** A session begun by a password (sign-in or an invitation): it replaces any API key kept in this browser. */
+export function signedInWith(signedIn: { csrfToken: string }, onSignedIn: () => void): void {
+  apiKey.clear();
+  session.set(signedIn.csrfToken);
+  onSignedIn();
+}
+
 function PasswordForm({ onSignedIn }: { onSignedIn: () => void }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [error, setError] = useState<string>();
-  const [checking, setChecking] = useState(false);
+  const { run, error, busy: checking } = useAction();
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault();
-    setChecking(true);
-    setError(undefined);
-    try {
-      const signedIn = await api.signIn(email.trim(), password);
-      apiKey.clear();
-      session.set(signedIn.csrfToken);
-      onSignedIn();
-    } catch (failure) {
-      setError((failure as Error).message);
-    } finally {
-      setChecking(false);
-    }
+    void run(async () => signedInWith(await api.signIn(email.trim(), password), onSignedIn));
   };
 
   return (
@@ -125,26 +121,19 @@ function PasswordForm({ onSignedIn }: { onSignedIn: () => void }) {
 
 function ApiKeyForm({ onSignedIn }: { onSignedIn: () => void }) {
   const [key, setKey] = useState("");
-  const [error, setError] = useState<string>();
-  const [checking, setChecking] = useState(false);
+  const { run, error, busy: checking } = useAction();
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault();
-    setChecking(true);
-    setError(undefined);
-    try {
-      await api.validate(key.trim());
+    void run(async () => {
+      try {
+        await api.validate(key.trim());
+      } catch (failure) {
+        throw failure instanceof ApiError && failure.status === 401 ? new Error(`This API key was rejected: ${failure.message}.`) : failure;
+      }
       apiKey.set(key.trim());
       onSignedIn();
-    } catch (failure) {
-      setError(
-        failure instanceof ApiError && failure.status === 401
-          ? `This API key was rejected: ${failure.message}.`
-          : (failure as Error).message,
-      );
-    } finally {
-      setChecking(false);
-    }
+    });
   };
 
   return (

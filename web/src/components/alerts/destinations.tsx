@@ -4,12 +4,12 @@
 
 import { useState } from "preact/hooks";
 import { api } from "../../api.ts";
-import type { Async } from "../../hooks.ts";
+import { type Async, useAction } from "../../hooks.ts";
 import { MAX_ALERT_NAME_LENGTH } from "../../../../src/domain/shared-with-ui.ts";
 import { DESTINATION_KINDS, type DestinationKind, destinationProblem } from "../../lib/alerts.ts";
 import type * as T from "../../types.ts";
 import { ErrorNote, Loading } from "../common.tsx";
-import { alertKeys, useAction } from "./action.ts";
+import { alertKeys } from "./action.ts";
 
 export function AlertDestinations({ destinations }: { destinations: Async<T.AlertDestinations> }) {
   const [created, setCreated] = useState<{ name: string; secret: string } | null>(null);

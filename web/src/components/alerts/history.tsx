@@ -4,12 +4,12 @@
 
 import { useState } from "preact/hooks";
 import { api } from "../../api.ts";
-import { useLiveTick, useServerState } from "../../hooks.ts";
+import { useAction, useLiveTick, useServerState } from "../../hooks.ts";
 import { DELIVERY_STATUSES, type DeliveryStatus, deliveryInWords } from "../../lib/alerts.ts";
 import type { AlertDelivery as Delivery } from "../../types.ts";
 import { Link, runPath } from "../../router.tsx";
 import { ErrorNote, Loading, TimeAgo } from "../common.tsx";
-import { alertKeys, useAction } from "./action.ts";
+import { alertKeys } from "./action.ts";
 import "./alerts.css";
 
 const PAGE_SIZE = 50;

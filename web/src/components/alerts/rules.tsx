@@ -3,11 +3,11 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api.ts";
-import { useServerState } from "../../hooks.ts";
+import { useAction, useServerState } from "../../hooks.ts";
 import { conditionInWords, draftOf, EMPTY_DRAFT } from "../../lib/alerts.ts";
 import type { AlertDestination as Destination, AlertRule } from "../../types.ts";
 import { ErrorNote, Loading } from "../common.tsx";
-import { alertKeys, useAction } from "./action.ts";
+import { alertKeys } from "./action.ts";
 import { RuleForm } from "./rule-form.tsx";
 
 export function AlertRules({ projectName, destinations }: { projectName: string; destinations: readonly Destination[] }) {
