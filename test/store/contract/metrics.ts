@@ -74,6 +74,35 @@ export function metricContract(store: () => MetricStore & RunStore & AccountStor
     assert.equal(summary!.mean, (1 + 2 + 30 + 40) / 4);
   });
 
+  it("merges into a chunk whose last step goes on in the next chunk, keeping the point order (MLflow's rule)", async () => {
+    const s = store();
+    const orgId = await newOrg(s);
+    const { run } = await s.createRun(orgId, runInput(), ACTOR);
+    // Steps 0-4, then 600 points at step 5: the first chunk ends at step 5, the second holds only step 5.
+    const steps = [0, 1, 2, 3, 4, ...Array.from({ length: 600 }, () => 5)];
+    const times = steps.map((_, i) => T0 + i);
+    const rule = "keep-every-point" as const;
+    await s.appendMetricPoints(orgId, run.id, [{ logName: "loss", steps, values: times.map((_, i) => i), times, rule }], T0);
+    // A second point at step 2 rewrites the first chunk; it must still come before the second.
+    await s.appendMetricPoints(orgId, run.id, [{ logName: "loss", steps: [2], values: [-1], times: [T0 + 10_000], rule }], T0);
+    const points = await s.readMetricPoints(orgId, run.id, "loss", 0, Number.MAX_SAFE_INTEGER);
+    assert.equal(points.length, 606);
+    assert.deepEqual(
+      points.slice(0, 5).map((p) => [p.step, p.value]),
+      [
+        [0, 0],
+        [1, 1],
+        [2, 2],
+        [2, -1],
+        [3, 3],
+      ],
+    );
+    assert.deepEqual(
+      points.slice(6).map((p) => p.time),
+      times.slice(5),
+    );
+  });
+
   // Summaries and last values, through forks.
   it("keeps the client time of each metric's last point with its summary; none for a fork's inherited points", async () => {
     const s = store();
