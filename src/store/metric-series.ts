@@ -2,7 +2,10 @@ import type { Piece } from "../domain/lineage.js";
 import { lowerBound, type Point, type PointBlock } from "../domain/sampling.js";
 import { addPoints, combineSummaries, EMPTY_SUMMARY, removePoints, type MetricSummaryState } from "../domain/summaries.js";
 import type { PointRule } from "../domain/metric-points.js";
-import { concatColumns, mergeColumns, MAX_CHUNK_POINTS, SMALL_CHUNK_POINTS, type PointColumns } from "./metric-chunks.js";
+import { columnsOf, concatColumns, mergeColumns, MAX_CHUNK_POINTS, SMALL_CHUNK_POINTS, type PointColumns } from "./metric-chunks.js";
+import { toSummaryState, type MetricRow } from "./rows.js";
+import type { SeriesColumns } from "./store.js";
+import { performer, type Workflow } from "./workflow.js";
 
 /**
  * How every backend writes and reads chunked metric points (src/store/metric-chunks.ts): the
@@ -44,6 +47,21 @@ export function lastTimeAfter(storedLastTime: number | null, storedLastStep: num
 
 /** The rule a series is written by: Stepwise's "replace-step" unless it says otherwise (MLflow's routes). */
 export const ruleOf = (series: { rule?: PointRule }): PointRule => series.rule ?? "replace-step";
+
+/**
+ * How one series meets its metric's stored points: its points as columns (written at `now`), its
+ * rule, and whether they all come after the stored ones (an append, planAppend) or must be merged
+ * into them (mergeIntoStoredChunks).
+ */
+export function seriesWrite(
+  metric: Pick<MetricRow, "last_step" | "last_time">,
+  series: SeriesColumns,
+  now: number,
+): { incoming: PointColumns; rule: PointRule; appends: boolean } {
+  const incoming = columnsOf(series.steps, series.values, series.times, now);
+  const rule = ruleOf(series);
+  return { incoming, rule, appends: appendsAfterLastPoint({ lastStep: metric.last_step, lastTime: metric.last_time }, incoming, rule) };
+}
 
 /**
  * The common case of ingest: every incoming point comes after the stored ones in the point order,
@@ -129,6 +147,41 @@ export function widenedRange([lo, hi]: [number, number], chunks: ChunkMeta[]): [
   const last = chunks[chunks.length - 1];
   if (!first || !last || (first.start_step >= lo && last.end_step <= hi)) return undefined;
   return [Math.min(lo, first.start_step), Math.max(hi, last.end_step)];
+}
+
+/** What a merge asks of the backend's chunk rows, inside the metric write's transaction. */
+export interface ChunkMergeOperations {
+  /** The chunks of a metric that hold any step in [from, to], in chunk order. */
+  chunksOverlapping(metricId: number, from: number, to: number): ChunkMeta[];
+  /** The points of these chunks, in their order. */
+  loadChunks(chunks: ChunkMeta[]): PointColumns[];
+  /** Deletes these chunks and writes `columns` as the metric's chunks in their place. */
+  replaceChunks(metricId: number, replaced: ChunkMeta[], columns: PointColumns): void;
+  /** The metric's summary recomputed from its chunks. */
+  summarizeMetric(metricId: number): MetricSummaryState;
+}
+
+const performMerge = performer<ChunkMergeOperations>();
+
+/**
+ * Retries and out-of-order points: rewrites the chunks the incoming steps overlap ("Chunk order"),
+ * returning the metric's summary after it and the points written in place of whole chunks
+ * (lastTimeAfter). An exact retry writes nothing.
+ */
+export function* mergeIntoStoredChunks(
+  metric: MetricRow,
+  incoming: PointColumns,
+  rule: PointRule,
+): Workflow<{ summary: MetricSummaryState; written: PointColumns }, ChunkMergeOperations> {
+  let range: [number, number] | undefined = [incoming.steps[0]!, incoming.steps[incoming.steps.length - 1]!];
+  let overlapped: ChunkMeta[] = [];
+  for (; range; range = widenedRange(range, overlapped)) overlapped = yield* performMerge("chunksOverlapping", metric.id, ...range);
+  const stored = concatColumns(yield* performMerge("loadChunks", overlapped));
+  const merge = mergeIntoStored(toSummaryState(metric), stored, incoming, rule);
+  if (!merge) return { summary: toSummaryState(metric), written: stored }; // nothing new
+  yield* performMerge("replaceChunks", metric.id, overlapped, merge.merged);
+  // A rescan reads chunk rows, not points: ~10,000 rows for a 5M-point series.
+  return { summary: merge.summary === "rescan" ? yield* performMerge("summarizeMetric", metric.id) : merge.summary, written: merge.merged };
 }
 
 /**

@@ -1,21 +1,18 @@
 import { ALL_STEPS } from "../../domain/lineage.js";
 import { logGroupOf } from "../../domain/log-names.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
-import { columnsOf, concatColumns, decodeChunk, SMALL_CHUNK_POINTS, type PointColumns } from "../metric-chunks.js";
-import type { PointRule } from "../../domain/metric-points.js";
+import { decodeChunk, SMALL_CHUNK_POINTS, type PointColumns } from "../metric-chunks.js";
 import {
   distinctRounds,
-  appendsAfterLastPoint,
   lastTimeAfter,
-  mergeIntoStored,
+  mergeIntoStoredChunks,
   planAppend,
-  ruleOf,
-  widenedRange,
-  type ChunkMeta,
+  seriesWrite,
+  type ChunkMergeOperations,
 } from "../metric-series.js";
 import { METRIC_COLUMNS, toSummaryState, type MetricRow } from "../rows.js";
 import type { SeriesColumns } from "../store.js";
-import type { Async } from "../workflow.js";
+import { runAsync, type Async } from "../workflow.js";
 import type { MetricWriteOperations } from "../workflows/metric-writes.js";
 import { row, rows, run, type Sql } from "./db.js";
 import { chunksOverlapping, deleteChunks, insertChunks, lastChunks, loadChunks } from "./metric-chunks.js";
@@ -71,19 +68,16 @@ async function appendRound(sql: Sql, runId: number, round: SeriesColumns[], now:
     runId,
     round.map((one) => one.logName),
   );
-  const appends: { metric: MetricRow; incoming: PointColumns }[] = [];
-  const merges: { metric: MetricRow; incoming: PointColumns; rule: PointRule }[] = [];
-  for (const one of round) {
+  const writes = round.map((one) => {
     const metric = locked.get(one.logName)!;
-    const incoming = columnsOf(one.steps, one.values, one.times, now);
-    const rule = ruleOf(one);
-    if (appendsAfterLastPoint({ lastStep: metric.last_step, lastTime: metric.last_time }, incoming, rule))
-      appends.push({ metric, incoming });
-    else merges.push({ metric, incoming, rule });
-  }
-  const summaries = await appendAfterLastPoints(sql, appends);
-  for (const { metric, incoming, rule } of merges) {
-    const { summary, written } = await mergeIntoStoredPoints(sql, metric, incoming, rule);
+    return { metric, ...seriesWrite(metric, one, now) };
+  });
+  const summaries = await appendAfterLastPoints(
+    sql,
+    writes.filter((write) => write.appends),
+  );
+  for (const { metric, incoming, rule } of writes.filter((write) => !write.appends)) {
+    const { summary, written } = await runAsync(mergeIntoStoredChunks(metric, incoming, rule), chunkMerges(sql));
     summaries.push(summaryWrite(metric, written, summary));
   }
   await writeSummaries(sql, summaries);
@@ -133,27 +127,19 @@ async function appendAfterLastPoints(sql: Sql, appends: { metric: MetricRow; inc
   return summaries;
 }
 
-/** Retries and out-of-order points: rewrite the chunks the incoming steps overlap (metric-series.ts, "Chunk order"). */
-async function mergeIntoStoredPoints(
-  sql: Sql,
-  metric: MetricRow,
-  incoming: PointColumns,
-  rule: PointRule,
-): Promise<{ summary: MetricSummaryState; written: PointColumns }> {
-  let range: [number, number] | undefined = [incoming.steps[0]!, incoming.steps[incoming.steps.length - 1]!];
-  let overlapped: ChunkMeta[] = [];
-  for (; range; range = widenedRange(range, overlapped)) overlapped = await chunksOverlapping(sql, metric.id, ...range);
-  const stored = concatColumns(await loadChunks(sql, overlapped));
-  const merge = mergeIntoStored(toSummaryState(metric), stored, incoming, rule);
-  if (!merge) return { summary: toSummaryState(metric), written: stored }; // nothing new
-  await deleteChunks(
-    sql,
-    overlapped.map((chunk) => chunk.id),
-  );
-  await insertChunks(sql, [{ metricId: metric.id, columns: merge.merged }]);
+/** The chunk operations of a merge (metric-series.ts, mergeIntoStoredChunks) in PostgreSQL's SQL. */
+function chunkMerges(sql: Sql): Async<ChunkMergeOperations> {
   return {
-    summary: merge.summary === "rescan" ? await summarizePiece(sql, metric.id, 0, ALL_STEPS) : merge.summary,
-    written: merge.merged,
+    chunksOverlapping: (metricId, from, to) => chunksOverlapping(sql, metricId, from, to),
+    loadChunks: (chunks) => loadChunks(sql, chunks),
+    replaceChunks: async (metricId, replaced, columns) => {
+      await deleteChunks(
+        sql,
+        replaced.map((chunk) => chunk.id),
+      );
+      await insertChunks(sql, [{ metricId, columns }]);
+    },
+    summarizeMetric: (metricId) => summarizePiece(sql, metricId, 0, ALL_STEPS),
   };
 }
 

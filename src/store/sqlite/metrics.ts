@@ -1,20 +1,19 @@
 import { logGroupOf } from "../../domain/log-names.js";
 import { ALL_STEPS } from "../../domain/lineage.js";
 import type { MetricSummaryState } from "../../domain/summaries.js";
-import { columnsOf, concatColumns, type PointColumns } from "../metric-chunks.js";
-import type { PointRule } from "../../domain/metric-points.js";
+import type { PointColumns } from "../metric-chunks.js";
 import {
-  appendsAfterLastPoint,
   distinctRounds,
   lastTimeAfter,
-  mergeIntoStored,
+  mergeIntoStoredChunks,
   planAppend,
-  ruleOf,
-  widenedRange,
+  seriesWrite,
+  type ChunkMergeOperations,
   type ChunkMeta,
 } from "../metric-series.js";
 import { METRIC_COLUMNS, toSummaryState, type MetricRow } from "../rows.js";
 import type { MetricWriteOperations } from "../workflows/metric-writes.js";
+import { runSync } from "../workflow.js";
 import type { Statements } from "./statements.js";
 import { chunksOverlapping, deleteChunk, insertChunks, loadChunk, rewriteChunk } from "./metric-chunks.js";
 import { summarizePiece } from "./metric-series.js";
@@ -44,6 +43,7 @@ export function sqliteMetricWrites(s: Statements): MetricWriteOperations {
       ).run(JSON.stringify(logNames), runId);
     },
     writeMetricPoints: (runId, series, now) => {
+      const merges = chunkMerges(s);
       // Read once per round: a name sent twice in one batch is applied over its first series.
       for (const round of distinctRounds(series)) {
         const metrics = metricsWithLastChunk(
@@ -53,11 +53,10 @@ export function sqliteMetricWrites(s: Statements): MetricWriteOperations {
         );
         for (const one of round) {
           const { metric: stored, lastChunk } = metrics.get(one.logName)!;
-          const incoming = columnsOf(one.steps, one.values, one.times, now);
-          const rule = ruleOf(one);
-          const { summary, written } = appendsAfterLastPoint({ lastStep: stored.last_step, lastTime: stored.last_time }, incoming, rule)
+          const { incoming, rule, appends } = seriesWrite(stored, one, now);
+          const { summary, written } = appends
             ? appendAfterLastPoint(s, stored, lastChunk, incoming)
-            : mergeIntoStoredPoints(s, stored, incoming, rule);
+            : runSync(mergeIntoStoredChunks(stored, incoming, rule), merges);
           writeSummary(s, stored.id, summary, lastTimeAfter(stored.last_time, stored.last_step, written));
         }
       }
@@ -106,18 +105,17 @@ function appendAfterLastPoint(s: Statements, metric: MetricRow, last: LastChunk 
   return { summary: plan.summary, written: plan.columns };
 }
 
-/** Retries and out-of-order points: rewrite the chunks the incoming steps overlap (metric-series.ts, "Chunk order"). */
-function mergeIntoStoredPoints(s: Statements, metric: MetricRow, incoming: PointColumns, rule: PointRule): Written {
-  let range: [number, number] | undefined = [incoming.steps[0]!, incoming.steps[incoming.steps.length - 1]!];
-  let overlapped: ChunkMeta[] = [];
-  for (; range; range = widenedRange(range, overlapped)) overlapped = chunksOverlapping(s, metric.id, ...range);
-  const stored = concatColumns(overlapped.map((chunk) => loadChunk(s, chunk)));
-  const merge = mergeIntoStored(toSummaryState(metric), stored, incoming, rule);
-  if (!merge) return { summary: toSummaryState(metric), written: stored }; // nothing new
-  for (const chunk of overlapped) deleteChunk(s, chunk.id);
-  insertChunks(s, metric.id, merge.merged);
-  // A rescan reads chunk rows, not points: ~10,000 rows for a 5M-point series.
-  return { summary: merge.summary === "rescan" ? summarizePiece(s, metric.id, 0, ALL_STEPS) : merge.summary, written: merge.merged };
+/** The chunk operations of a merge (metric-series.ts, mergeIntoStoredChunks) in SQLite's SQL. */
+function chunkMerges(s: Statements): ChunkMergeOperations {
+  return {
+    chunksOverlapping: (metricId, from, to) => chunksOverlapping(s, metricId, from, to),
+    loadChunks: (chunks) => chunks.map((chunk) => loadChunk(s, chunk)),
+    replaceChunks: (metricId, replaced, columns) => {
+      for (const chunk of replaced) deleteChunk(s, chunk.id);
+      insertChunks(s, metricId, columns);
+    },
+    summarizeMetric: (metricId) => summarizePiece(s, metricId, 0, ALL_STEPS),
+  };
 }
 
 /** A metric row's summary columns as SET assignments; summaryValues lists their values in this order. */
